@@ -2730,7 +2730,7 @@ const struct cubind__cublasLt_releases {
         char s0[1];
         char s1[94];
         char s2[94];
-        char s3[236];
+        char s3[325];
     } strings;
 } cubind__cublasLt_releases = {
     {3, offsetof(struct cubind__cublasLt_releases, releases),
@@ -2743,18 +2743,18 @@ const struct cubind__cublasLt_releases {
     },
     {0, 0, 5, 12},
     {
-        {27, 4, 0, 0, S(2)},
-        {28, 4, 0, 0, S(2)},
-        {29, 4, 0, 0, S(2)},
-        {30, 4, 0, 0, S(2)},
-        {31, 4, 0, 0, S(2)},
-        {9, 4, 0, 0, S(1)},
-        {27, 4, 0, 0, S(2)},
-        {28, 4, 0, 0, S(2)},
-        {29, 4, 0, 0, S(2)},
-        {30, 4, 0, 0, S(2)},
-        {31, 4, 0, 0, S(2)},
-        {32, 3, 0, 0, S(3)},
+        {27, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {28, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {29, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {30, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {31, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {9, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
+        {27, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {28, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {29, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {30, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {31, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {32, CUBIND__RELEASE_REFUSED, 0, 0, S(3)},
     },
     {
         {2, 0},
@@ -2812,7 +2812,7 @@ const struct cubind__cublasLt_releases {
         "",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.4, 11.8)",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
-        "the CUDA 13.0 form does not exist: cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form cannot be called: CUDA 11.8 has cublasLtMatmulPreferenceInit_internal with the CUDA 13.0 parameters, but cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
     },
 };
 #undef S

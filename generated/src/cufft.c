@@ -2728,11 +2728,11 @@ const struct cubind__cufft_releases {
     },
     {0, 0, 1, 5},
     {
-        {50, 4, 0, 0, S(2)},
-        {32, 4, 0, 0, S(1)},
-        {33, 4, 0, 0, S(1)},
-        {34, 4, 0, 0, S(1)},
-        {50, 4, 0, 0, S(2)},
+        {50, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
+        {32, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
+        {33, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
+        {34, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
+        {50, CUBIND__RELEASE_ABSENT, 0, 0, S(2)},
     },
     {
         {2, 0},

@@ -64,7 +64,7 @@ static void test_cubind_cublas_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCreate", (int)cubind_expected, 1);
@@ -90,7 +90,7 @@ static void test_cubind_cublas_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDestroy", (int)cubind_expected, 0);
@@ -118,7 +118,7 @@ static void test_cubind_cublas_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_version(handle, version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVersion", (int)cubind_expected, 0);
@@ -146,7 +146,7 @@ static void test_cubind_cublas_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetProperty", (int)cubind_expected, 0);
@@ -170,7 +170,7 @@ static void test_cubind_cublas_get_cudart_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_cudart_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -200,7 +200,7 @@ static void test_cubind_cublas_set_workspace(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_workspace(handle, workspace, workspaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetWorkspace", (int)cubind_expected, 0);
@@ -228,7 +228,7 @@ static void test_cubind_cublas_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetStream", (int)cubind_expected, 0);
@@ -256,7 +256,7 @@ static void test_cubind_cublas_get_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetStream", (int)cubind_expected, 0);
@@ -284,7 +284,7 @@ static void test_cubind_cublas_get_pointer_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_pointer_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetPointerMode", (int)cubind_expected, 0);
@@ -312,7 +312,7 @@ static void test_cubind_cublas_set_pointer_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_pointer_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetPointerMode", (int)cubind_expected, 1);
@@ -340,7 +340,7 @@ static void test_cubind_cublas_get_atomics_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_atomics_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetAtomicsMode", (int)cubind_expected, 0);
@@ -368,7 +368,7 @@ static void test_cubind_cublas_set_atomics_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_atomics_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetAtomicsMode", (int)cubind_expected, 0);
@@ -396,7 +396,7 @@ static void test_cubind_cublas_get_math_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_math_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMathMode", (int)cubind_expected, 0);
@@ -424,7 +424,7 @@ static void test_cubind_cublas_set_math_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_math_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetMathMode", (int)cubind_expected, 0);
@@ -452,7 +452,7 @@ static void test_cubind_cublas_get_sm_count_target(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_sm_count_target(handle, smCountTarget);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetSmCountTarget", (int)cubind_expected, 0);
@@ -480,7 +480,7 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_sm_count_target(handle, smCountTarget);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetSmCountTarget", (int)cubind_expected, 0);
@@ -489,8 +489,8 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
 
 /* How cublasGetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_16[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
@@ -503,7 +503,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 2, "cublasGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_emulation_strategy(handle, emulationStrategy);
@@ -521,7 +521,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_emulation_strategy(handle, emulationStrategy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetEmulationStrategy", (int)cubind_expected, 0);
@@ -530,8 +530,8 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
 
 /* How cublasSetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_17[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
@@ -544,7 +544,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 2, "cublasSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_emulation_strategy(handle, emulationStrategy);
@@ -562,7 +562,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_emulation_strategy(handle, emulationStrategy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetEmulationStrategy", (int)cubind_expected, 0);
@@ -571,8 +571,8 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
 
 /* How cublasGetEmulationSpecialValuesSupport is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_18[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_emulation_special_values_support(void **cubind_state)
@@ -585,7 +585,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 2, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_emulation_special_values_support(handle, mask);
@@ -603,7 +603,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cublas_get_emulation_special_values_support(handle, mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetEmulationSpecialValuesSupport", (int)cubind_expected, 1);
@@ -612,8 +612,8 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
 
 /* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_19[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_emulation_special_values_support(void **cubind_state)
@@ -626,7 +626,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_emulation_special_values_support(handle, mask);
@@ -644,7 +644,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cublas_set_emulation_special_values_support(handle, mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetEmulationSpecialValuesSupport", (int)cubind_expected, 0);
@@ -653,8 +653,8 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
 
 /* How cublasGetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_20[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void **cubind_state)
@@ -667,7 +667,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_control(handle, mantissaControl);
@@ -685,7 +685,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_control(handle, mantissaControl);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaControl", (int)cubind_expected, 0);
@@ -694,8 +694,8 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
 
 /* How cublasSetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_21[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void **cubind_state)
@@ -708,7 +708,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_control(handle, mantissaControl);
@@ -726,7 +726,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_control(handle, mantissaControl);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaControl", (int)cubind_expected, 0);
@@ -735,8 +735,8 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
 
 /* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_22[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(void **cubind_state)
@@ -749,7 +749,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
@@ -767,7 +767,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMaxMantissaBitCount", (int)cubind_expected, 0);
@@ -776,8 +776,8 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
 
 /* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_23[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(void **cubind_state)
@@ -790,7 +790,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
@@ -808,7 +808,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMaxMantissaBitCount", (int)cubind_expected, 0);
@@ -817,8 +817,8 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
 
 /* How cublasGetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_24[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(void **cubind_state)
@@ -831,7 +831,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 2, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
@@ -849,7 +849,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitOffset", (int)cubind_expected, 0);
@@ -858,8 +858,8 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
 
 /* How cublasSetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_25[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(void **cubind_state)
@@ -872,7 +872,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 2, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
@@ -890,7 +890,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaBitOffset", (int)cubind_expected, 0);
@@ -899,8 +899,8 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
 
 /* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_26[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(void **cubind_state)
@@ -913,7 +913,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
@@ -931,7 +931,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
         cubind_clear_error();
         cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitCountPointer", (int)cubind_expected, 0);
@@ -940,8 +940,8 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
 
 /* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(void **cubind_state)
@@ -954,7 +954,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
@@ -972,7 +972,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
         cubind_clear_error();
         cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaBitCountPointer", (int)cubind_expected, 1);
@@ -998,7 +998,7 @@ static void test_cubind_cublas_get_status_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_status_name(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -1024,7 +1024,7 @@ static void test_cubind_cublas_get_status_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_status_string(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -1056,7 +1056,7 @@ static void test_cubind_cublas_logger_configure(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_logger_configure(logIsOn, logToStdOut, logToStdErr, logFileName);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasLoggerConfigure", (int)cubind_expected, 0);
@@ -1082,7 +1082,7 @@ static void test_cubind_cublas_set_logger_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_logger_callback(userCallback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetLoggerCallback", (int)cubind_expected, 0);
@@ -1108,7 +1108,7 @@ static void test_cubind_cublas_get_logger_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_logger_callback(userCallback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetLoggerCallback", (int)cubind_expected, 0);
@@ -1144,7 +1144,7 @@ static void test_cubind_cublas_set_vector(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector(n, elemSize, x, incx, devicePtr, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetVector", (int)cubind_expected, 0);
@@ -1153,7 +1153,7 @@ static void test_cubind_cublas_set_vector(void **cubind_state)
 
 /* How cublasSetVector_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_34[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_vector_64(void **cubind_state)
@@ -1170,7 +1170,7 @@ static void test_cubind_cublas_set_vector_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cublasSetVector_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector_64(n, elemSize, x, incx, devicePtr, incy);
@@ -1192,7 +1192,7 @@ static void test_cubind_cublas_set_vector_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector_64(n, elemSize, x, incx, devicePtr, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetVector_64", (int)cubind_expected, 0);
@@ -1228,7 +1228,7 @@ static void test_cubind_cublas_get_vector(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector(n, elemSize, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVector", (int)cubind_expected, 0);
@@ -1237,7 +1237,7 @@ static void test_cubind_cublas_get_vector(void **cubind_state)
 
 /* How cublasGetVector_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_36[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_vector_64(void **cubind_state)
@@ -1254,7 +1254,7 @@ static void test_cubind_cublas_get_vector_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cublasGetVector_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector_64(n, elemSize, x, incx, y, incy);
@@ -1276,7 +1276,7 @@ static void test_cubind_cublas_get_vector_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector_64(n, elemSize, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVector_64", (int)cubind_expected, 1);
@@ -1314,7 +1314,7 @@ static void test_cubind_cublas_set_matrix(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix(rows, cols, elemSize, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetMatrix", (int)cubind_expected, 0);
@@ -1323,7 +1323,7 @@ static void test_cubind_cublas_set_matrix(void **cubind_state)
 
 /* How cublasSetMatrix_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_38[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_matrix_64(void **cubind_state)
@@ -1341,7 +1341,7 @@ static void test_cubind_cublas_set_matrix_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, "cublasSetMatrix_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
@@ -1364,7 +1364,7 @@ static void test_cubind_cublas_set_matrix_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetMatrix_64", (int)cubind_expected, 0);
@@ -1402,7 +1402,7 @@ static void test_cubind_cublas_get_matrix(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix(rows, cols, elemSize, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMatrix", (int)cubind_expected, 0);
@@ -1411,7 +1411,7 @@ static void test_cubind_cublas_get_matrix(void **cubind_state)
 
 /* How cublasGetMatrix_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_40[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_matrix_64(void **cubind_state)
@@ -1429,7 +1429,7 @@ static void test_cubind_cublas_get_matrix_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, "cublasGetMatrix_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
@@ -1452,7 +1452,7 @@ static void test_cubind_cublas_get_matrix_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix_64(rows, cols, elemSize, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMatrix_64", (int)cubind_expected, 0);
@@ -1490,7 +1490,7 @@ static void test_cubind_cublas_set_vector_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector_async(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetVectorAsync", (int)cubind_expected, 0);
@@ -1499,7 +1499,7 @@ static void test_cubind_cublas_set_vector_async(void **cubind_state)
 
 /* How cublasSetVectorAsync_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_42[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
@@ -1517,7 +1517,7 @@ static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, "cublasSetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector_async_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
@@ -1540,7 +1540,7 @@ static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_vector_async_64(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetVectorAsync_64", (int)cubind_expected, 0);
@@ -1578,7 +1578,7 @@ static void test_cubind_cublas_get_vector_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector_async(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVectorAsync", (int)cubind_expected, 0);
@@ -1587,7 +1587,7 @@ static void test_cubind_cublas_get_vector_async(void **cubind_state)
 
 /* How cublasGetVectorAsync_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_44[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
@@ -1605,7 +1605,7 @@ static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, "cublasGetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector_async_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
@@ -1628,7 +1628,7 @@ static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_vector_async_64(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVectorAsync_64", (int)cubind_expected, 0);
@@ -1668,7 +1668,7 @@ static void test_cubind_cublas_set_matrix_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix_async(rows, cols, elemSize, A, lda, B, ldb, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetMatrixAsync", (int)cubind_expected, 1);
@@ -1677,7 +1677,7 @@ static void test_cubind_cublas_set_matrix_async(void **cubind_state)
 
 /* How cublasSetMatrixAsync_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_46[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
@@ -1696,7 +1696,7 @@ static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cublasSetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -1720,7 +1720,7 @@ static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_set_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetMatrixAsync_64", (int)cubind_expected, 0);
@@ -1760,7 +1760,7 @@ static void test_cubind_cublas_get_matrix_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix_async(rows, cols, elemSize, A, lda, B, ldb, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMatrixAsync", (int)cubind_expected, 0);
@@ -1769,7 +1769,7 @@ static void test_cubind_cublas_get_matrix_async(void **cubind_state)
 
 /* How cublasGetMatrixAsync_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_48[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
@@ -1788,7 +1788,7 @@ static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, "cublasGetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
@@ -1812,7 +1812,7 @@ static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_get_matrix_async_64(rows, cols, elemSize, A, lda, B, ldb, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMatrixAsync_64", (int)cubind_expected, 0);
@@ -1837,7 +1837,7 @@ static void test_cubind_cublas_xerbla(void **cubind_state)
         cubind_clear_error();
         cubind_cublas_xerbla(srName, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         cubind_test_assert_no_error();
     }
@@ -1876,7 +1876,7 @@ static void test_cubind_cublas_nrm2_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_nrm2_ex(handle, n, x, xType, incx, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasNrm2Ex", (int)cubind_expected, 0);
@@ -1885,7 +1885,7 @@ static void test_cubind_cublas_nrm2_ex(void **cubind_state)
 
 /* How cublasNrm2Ex_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_51[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
@@ -1904,7 +1904,7 @@ static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, "cublasNrm2Ex_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_nrm2ex_64(handle, n, x, xType, incx, result, resultType, executionType);
@@ -1928,7 +1928,7 @@ static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_nrm2ex_64(handle, n, x, xType, incx, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasNrm2Ex_64", (int)cubind_expected, 0);
@@ -1962,7 +1962,7 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_snrm2(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSnrm2", (int)cubind_expected, 0);
@@ -1971,7 +1971,7 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
 
 /* How cublasSnrm2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_53[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_snrm2_64(void **cubind_state)
@@ -1987,7 +1987,7 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, "cublasSnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_snrm2_64(handle, n, x, incx, result);
@@ -2008,7 +2008,7 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_snrm2_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSnrm2_64", (int)cubind_expected, 0);
@@ -2042,7 +2042,7 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dnrm2(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDnrm2", (int)cubind_expected, 1);
@@ -2051,7 +2051,7 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
 
 /* How cublasDnrm2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_55[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dnrm2_64(void **cubind_state)
@@ -2067,7 +2067,7 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, "cublasDnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dnrm2_64(handle, n, x, incx, result);
@@ -2088,7 +2088,7 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dnrm2_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDnrm2_64", (int)cubind_expected, 0);
@@ -2122,7 +2122,7 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scnrm2(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScnrm2", (int)cubind_expected, 0);
@@ -2131,7 +2131,7 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
 
 /* How cublasScnrm2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_57[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_scnrm2_64(void **cubind_state)
@@ -2147,7 +2147,7 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, "cublasScnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_scnrm2_64(handle, n, x, incx, result);
@@ -2168,7 +2168,7 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scnrm2_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScnrm2_64", (int)cubind_expected, 0);
@@ -2202,7 +2202,7 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dznrm2(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDznrm2", (int)cubind_expected, 0);
@@ -2211,7 +2211,7 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
 
 /* How cublasDznrm2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_59[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dznrm2_64(void **cubind_state)
@@ -2227,7 +2227,7 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cublasDznrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dznrm2_64(handle, n, x, incx, result);
@@ -2248,7 +2248,7 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dznrm2_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDznrm2_64", (int)cubind_expected, 0);
@@ -2294,7 +2294,7 @@ static void test_cubind_cublas_dot_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dot_ex(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDotEx", (int)cubind_expected, 0);
@@ -2303,7 +2303,7 @@ static void test_cubind_cublas_dot_ex(void **cubind_state)
 
 /* How cublasDotEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_61[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dot_ex_64(void **cubind_state)
@@ -2325,7 +2325,7 @@ static void test_cubind_cublas_dot_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cublasDotEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dot_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -2352,7 +2352,7 @@ static void test_cubind_cublas_dot_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dot_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDotEx_64", (int)cubind_expected, 0);
@@ -2398,7 +2398,7 @@ static void test_cubind_cublas_dotc_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dotc_ex(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDotcEx", (int)cubind_expected, 0);
@@ -2407,7 +2407,7 @@ static void test_cubind_cublas_dotc_ex(void **cubind_state)
 
 /* How cublasDotcEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_63[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
@@ -2429,7 +2429,7 @@ static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, "cublasDotcEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dotc_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
@@ -2456,7 +2456,7 @@ static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dotc_ex_64(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDotcEx_64", (int)cubind_expected, 1);
@@ -2494,7 +2494,7 @@ static void test_cubind_cublas_sdot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sdot(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdot", (int)cubind_expected, 0);
@@ -2503,7 +2503,7 @@ static void test_cubind_cublas_sdot(void **cubind_state)
 
 /* How cublasSdot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_65[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sdot_64(void **cubind_state)
@@ -2521,7 +2521,7 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, "cublasSdot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sdot_64(handle, n, x, incx, y, incy, result);
@@ -2544,7 +2544,7 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sdot_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdot_64", (int)cubind_expected, 0);
@@ -2582,7 +2582,7 @@ static void test_cubind_cublas_ddot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ddot(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdot", (int)cubind_expected, 0);
@@ -2591,7 +2591,7 @@ static void test_cubind_cublas_ddot(void **cubind_state)
 
 /* How cublasDdot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_67[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ddot_64(void **cubind_state)
@@ -2609,7 +2609,7 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, "cublasDdot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ddot_64(handle, n, x, incx, y, incy, result);
@@ -2632,7 +2632,7 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ddot_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdot_64", (int)cubind_expected, 0);
@@ -2670,7 +2670,7 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotu(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotu", (int)cubind_expected, 0);
@@ -2679,7 +2679,7 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
 
 /* How cublasCdotu_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_69[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cdotu_64(void **cubind_state)
@@ -2697,7 +2697,7 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, "cublasCdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotu_64(handle, n, x, incx, y, incy, result);
@@ -2720,7 +2720,7 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotu_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotu_64", (int)cubind_expected, 0);
@@ -2758,7 +2758,7 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotc(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotc", (int)cubind_expected, 0);
@@ -2767,7 +2767,7 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
 
 /* How cublasCdotc_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_71[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cdotc_64(void **cubind_state)
@@ -2785,7 +2785,7 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cublasCdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotc_64(handle, n, x, incx, y, incy, result);
@@ -2808,7 +2808,7 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdotc_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotc_64", (int)cubind_expected, 0);
@@ -2846,7 +2846,7 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotu(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotu", (int)cubind_expected, 1);
@@ -2855,7 +2855,7 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
 
 /* How cublasZdotu_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_73[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zdotu_64(void **cubind_state)
@@ -2873,7 +2873,7 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cublasZdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotu_64(handle, n, x, incx, y, incy, result);
@@ -2896,7 +2896,7 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotu_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotu_64", (int)cubind_expected, 0);
@@ -2934,7 +2934,7 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotc(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotc", (int)cubind_expected, 0);
@@ -2943,7 +2943,7 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
 
 /* How cublasZdotc_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_75[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zdotc_64(void **cubind_state)
@@ -2961,7 +2961,7 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cublasZdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotc_64(handle, n, x, incx, y, incy, result);
@@ -2984,7 +2984,7 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdotc_64(handle, n, x, incx, y, incy, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotc_64", (int)cubind_expected, 0);
@@ -3024,7 +3024,7 @@ static void test_cubind_cublas_scal_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scal_ex(handle, n, alpha, alphaType, x, xType, incx, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScalEx", (int)cubind_expected, 0);
@@ -3033,7 +3033,7 @@ static void test_cubind_cublas_scal_ex(void **cubind_state)
 
 /* How cublasScalEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_77[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_scal_ex_64(void **cubind_state)
@@ -3052,7 +3052,7 @@ static void test_cubind_cublas_scal_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cublasScalEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_scal_ex_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
@@ -3076,7 +3076,7 @@ static void test_cubind_cublas_scal_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scal_ex_64(handle, n, alpha, alphaType, x, xType, incx, executionType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScalEx_64", (int)cubind_expected, 0);
@@ -3110,7 +3110,7 @@ static void test_cubind_cublas_sscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSscal", (int)cubind_expected, 0);
@@ -3119,7 +3119,7 @@ static void test_cubind_cublas_sscal(void **cubind_state)
 
 /* How cublasSscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_79[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sscal_64(void **cubind_state)
@@ -3135,7 +3135,7 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cublasSscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sscal_64(handle, n, alpha, x, incx);
@@ -3156,7 +3156,7 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSscal_64", (int)cubind_expected, 0);
@@ -3190,7 +3190,7 @@ static void test_cubind_cublas_dscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDscal", (int)cubind_expected, 0);
@@ -3199,7 +3199,7 @@ static void test_cubind_cublas_dscal(void **cubind_state)
 
 /* How cublasDscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_81[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dscal_64(void **cubind_state)
@@ -3215,7 +3215,7 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cublasDscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dscal_64(handle, n, alpha, x, incx);
@@ -3236,7 +3236,7 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDscal_64", (int)cubind_expected, 1);
@@ -3270,7 +3270,7 @@ static void test_cubind_cublas_cscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCscal", (int)cubind_expected, 0);
@@ -3279,7 +3279,7 @@ static void test_cubind_cublas_cscal(void **cubind_state)
 
 /* How cublasCscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_83[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cscal_64(void **cubind_state)
@@ -3295,7 +3295,7 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cublasCscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cscal_64(handle, n, alpha, x, incx);
@@ -3316,7 +3316,7 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCscal_64", (int)cubind_expected, 0);
@@ -3350,7 +3350,7 @@ static void test_cubind_cublas_csscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsscal", (int)cubind_expected, 0);
@@ -3359,7 +3359,7 @@ static void test_cubind_cublas_csscal(void **cubind_state)
 
 /* How cublasCsscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_85[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csscal_64(void **cubind_state)
@@ -3375,7 +3375,7 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cublasCsscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csscal_64(handle, n, alpha, x, incx);
@@ -3396,7 +3396,7 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsscal_64", (int)cubind_expected, 0);
@@ -3430,7 +3430,7 @@ static void test_cubind_cublas_zscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZscal", (int)cubind_expected, 0);
@@ -3439,7 +3439,7 @@ static void test_cubind_cublas_zscal(void **cubind_state)
 
 /* How cublasZscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_87[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zscal_64(void **cubind_state)
@@ -3455,7 +3455,7 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cublasZscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zscal_64(handle, n, alpha, x, incx);
@@ -3476,7 +3476,7 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZscal_64", (int)cubind_expected, 0);
@@ -3510,7 +3510,7 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdscal(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdscal", (int)cubind_expected, 0);
@@ -3519,7 +3519,7 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
 
 /* How cublasZdscal_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_89[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zdscal_64(void **cubind_state)
@@ -3535,7 +3535,7 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, "cublasZdscal_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zdscal_64(handle, n, alpha, x, incx);
@@ -3556,7 +3556,7 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdscal_64(handle, n, alpha, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdscal_64", (int)cubind_expected, 0);
@@ -3602,7 +3602,7 @@ static void test_cubind_cublas_axpy_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_axpy_ex(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasAxpyEx", (int)cubind_expected, 1);
@@ -3611,7 +3611,7 @@ static void test_cubind_cublas_axpy_ex(void **cubind_state)
 
 /* How cublasAxpyEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_91[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
@@ -3633,7 +3633,7 @@ static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, "cublasAxpyEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_axpy_ex_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
@@ -3660,7 +3660,7 @@ static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_axpy_ex_64(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasAxpyEx_64", (int)cubind_expected, 0);
@@ -3698,7 +3698,7 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_saxpy(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSaxpy", (int)cubind_expected, 0);
@@ -3707,7 +3707,7 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
 
 /* How cublasSaxpy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_93[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_saxpy_64(void **cubind_state)
@@ -3725,7 +3725,7 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, "cublasSaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_saxpy_64(handle, n, alpha, x, incx, y, incy);
@@ -3748,7 +3748,7 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_saxpy_64(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSaxpy_64", (int)cubind_expected, 0);
@@ -3786,7 +3786,7 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_daxpy(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDaxpy", (int)cubind_expected, 0);
@@ -3795,7 +3795,7 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
 
 /* How cublasDaxpy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_95[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_daxpy_64(void **cubind_state)
@@ -3813,7 +3813,7 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, "cublasDaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_daxpy_64(handle, n, alpha, x, incx, y, incy);
@@ -3836,7 +3836,7 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_daxpy_64(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDaxpy_64", (int)cubind_expected, 0);
@@ -3874,7 +3874,7 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_caxpy(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCaxpy", (int)cubind_expected, 0);
@@ -3883,7 +3883,7 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
 
 /* How cublasCaxpy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_97[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_caxpy_64(void **cubind_state)
@@ -3901,7 +3901,7 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, "cublasCaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_caxpy_64(handle, n, alpha, x, incx, y, incy);
@@ -3924,7 +3924,7 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_caxpy_64(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCaxpy_64", (int)cubind_expected, 0);
@@ -3962,7 +3962,7 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zaxpy(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZaxpy", (int)cubind_expected, 0);
@@ -3971,7 +3971,7 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
 
 /* How cublasZaxpy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_99[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zaxpy_64(void **cubind_state)
@@ -3989,7 +3989,7 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cublasZaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zaxpy_64(handle, n, alpha, x, incx, y, incy);
@@ -4012,7 +4012,7 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zaxpy_64(handle, n, alpha, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZaxpy_64", (int)cubind_expected, 1);
@@ -4052,7 +4052,7 @@ static void test_cubind_cublas_copy_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_copy_ex(handle, n, x, xType, incx, y, yType, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCopyEx", (int)cubind_expected, 0);
@@ -4061,7 +4061,7 @@ static void test_cubind_cublas_copy_ex(void **cubind_state)
 
 /* How cublasCopyEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_101[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_copy_ex_64(void **cubind_state)
@@ -4080,7 +4080,7 @@ static void test_cubind_cublas_copy_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, "cublasCopyEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_copy_ex_64(handle, n, x, xType, incx, y, yType, incy);
@@ -4104,7 +4104,7 @@ static void test_cubind_cublas_copy_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_copy_ex_64(handle, n, x, xType, incx, y, yType, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCopyEx_64", (int)cubind_expected, 0);
@@ -4140,7 +4140,7 @@ static void test_cubind_cublas_scopy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scopy(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScopy", (int)cubind_expected, 0);
@@ -4149,7 +4149,7 @@ static void test_cubind_cublas_scopy(void **cubind_state)
 
 /* How cublasScopy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_103[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_scopy_64(void **cubind_state)
@@ -4166,7 +4166,7 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, "cublasScopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_scopy_64(handle, n, x, incx, y, incy);
@@ -4188,7 +4188,7 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scopy_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScopy_64", (int)cubind_expected, 0);
@@ -4224,7 +4224,7 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dcopy(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDcopy", (int)cubind_expected, 0);
@@ -4233,7 +4233,7 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
 
 /* How cublasDcopy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_105[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dcopy_64(void **cubind_state)
@@ -4250,7 +4250,7 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, "cublasDcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dcopy_64(handle, n, x, incx, y, incy);
@@ -4272,7 +4272,7 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dcopy_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDcopy_64", (int)cubind_expected, 0);
@@ -4308,7 +4308,7 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ccopy(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCcopy", (int)cubind_expected, 0);
@@ -4317,7 +4317,7 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
 
 /* How cublasCcopy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_107[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ccopy_64(void **cubind_state)
@@ -4334,7 +4334,7 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, "cublasCcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ccopy_64(handle, n, x, incx, y, incy);
@@ -4356,7 +4356,7 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ccopy_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCcopy_64", (int)cubind_expected, 0);
@@ -4392,7 +4392,7 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zcopy(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZcopy", (int)cubind_expected, 1);
@@ -4401,7 +4401,7 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
 
 /* How cublasZcopy_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_109[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zcopy_64(void **cubind_state)
@@ -4418,7 +4418,7 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, "cublasZcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zcopy_64(handle, n, x, incx, y, incy);
@@ -4440,7 +4440,7 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zcopy_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZcopy_64", (int)cubind_expected, 0);
@@ -4476,7 +4476,7 @@ static void test_cubind_cublas_sswap(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sswap(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSswap", (int)cubind_expected, 0);
@@ -4485,7 +4485,7 @@ static void test_cubind_cublas_sswap(void **cubind_state)
 
 /* How cublasSswap_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_111[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sswap_64(void **cubind_state)
@@ -4502,7 +4502,7 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, "cublasSswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sswap_64(handle, n, x, incx, y, incy);
@@ -4524,7 +4524,7 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sswap_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSswap_64", (int)cubind_expected, 0);
@@ -4560,7 +4560,7 @@ static void test_cubind_cublas_dswap(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dswap(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDswap", (int)cubind_expected, 0);
@@ -4569,7 +4569,7 @@ static void test_cubind_cublas_dswap(void **cubind_state)
 
 /* How cublasDswap_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_113[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dswap_64(void **cubind_state)
@@ -4586,7 +4586,7 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, "cublasDswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dswap_64(handle, n, x, incx, y, incy);
@@ -4608,7 +4608,7 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dswap_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDswap_64", (int)cubind_expected, 0);
@@ -4644,7 +4644,7 @@ static void test_cubind_cublas_cswap(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cswap(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCswap", (int)cubind_expected, 0);
@@ -4653,7 +4653,7 @@ static void test_cubind_cublas_cswap(void **cubind_state)
 
 /* How cublasCswap_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_115[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cswap_64(void **cubind_state)
@@ -4670,7 +4670,7 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, "cublasCswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cswap_64(handle, n, x, incx, y, incy);
@@ -4692,7 +4692,7 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cswap_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCswap_64", (int)cubind_expected, 0);
@@ -4728,7 +4728,7 @@ static void test_cubind_cublas_zswap(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zswap(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZswap", (int)cubind_expected, 0);
@@ -4737,7 +4737,7 @@ static void test_cubind_cublas_zswap(void **cubind_state)
 
 /* How cublasZswap_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_117[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zswap_64(void **cubind_state)
@@ -4754,7 +4754,7 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, "cublasZswap_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zswap_64(handle, n, x, incx, y, incy);
@@ -4776,7 +4776,7 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zswap_64(handle, n, x, incx, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZswap_64", (int)cubind_expected, 1);
@@ -4816,7 +4816,7 @@ static void test_cubind_cublas_swap_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_swap_ex(handle, n, x, xType, incx, y, yType, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSwapEx", (int)cubind_expected, 0);
@@ -4825,7 +4825,7 @@ static void test_cubind_cublas_swap_ex(void **cubind_state)
 
 /* How cublasSwapEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_119[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_swap_ex_64(void **cubind_state)
@@ -4844,7 +4844,7 @@ static void test_cubind_cublas_swap_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, "cublasSwapEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_swap_ex_64(handle, n, x, xType, incx, y, yType, incy);
@@ -4868,7 +4868,7 @@ static void test_cubind_cublas_swap_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_swap_ex_64(handle, n, x, xType, incx, y, yType, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSwapEx_64", (int)cubind_expected, 0);
@@ -4902,7 +4902,7 @@ static void test_cubind_cublas_isamax(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_isamax(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamax", (int)cubind_expected, 0);
@@ -4911,7 +4911,7 @@ static void test_cubind_cublas_isamax(void **cubind_state)
 
 /* How cublasIsamax_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_121[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_isamax_64(void **cubind_state)
@@ -4927,7 +4927,7 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, "cublasIsamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_isamax_64(handle, n, x, incx, result);
@@ -4948,7 +4948,7 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_isamax_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamax_64", (int)cubind_expected, 0);
@@ -4982,7 +4982,7 @@ static void test_cubind_cublas_idamax(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_idamax(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamax", (int)cubind_expected, 0);
@@ -4991,7 +4991,7 @@ static void test_cubind_cublas_idamax(void **cubind_state)
 
 /* How cublasIdamax_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_123[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_idamax_64(void **cubind_state)
@@ -5007,7 +5007,7 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, "cublasIdamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_idamax_64(handle, n, x, incx, result);
@@ -5028,7 +5028,7 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_idamax_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamax_64", (int)cubind_expected, 0);
@@ -5062,7 +5062,7 @@ static void test_cubind_cublas_icamax(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_icamax(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamax", (int)cubind_expected, 0);
@@ -5071,7 +5071,7 @@ static void test_cubind_cublas_icamax(void **cubind_state)
 
 /* How cublasIcamax_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_125[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_icamax_64(void **cubind_state)
@@ -5087,7 +5087,7 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, "cublasIcamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_icamax_64(handle, n, x, incx, result);
@@ -5108,7 +5108,7 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_icamax_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamax_64", (int)cubind_expected, 0);
@@ -5142,7 +5142,7 @@ static void test_cubind_cublas_izamax(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_izamax(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamax", (int)cubind_expected, 1);
@@ -5151,7 +5151,7 @@ static void test_cubind_cublas_izamax(void **cubind_state)
 
 /* How cublasIzamax_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_127[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_izamax_64(void **cubind_state)
@@ -5167,7 +5167,7 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, "cublasIzamax_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_izamax_64(handle, n, x, incx, result);
@@ -5188,7 +5188,7 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_izamax_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamax_64", (int)cubind_expected, 0);
@@ -5224,7 +5224,7 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_iamax_ex(handle, n, x, xType, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIamaxEx", (int)cubind_expected, 0);
@@ -5233,7 +5233,7 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
 
 /* How cublasIamaxEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_129[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
@@ -5250,7 +5250,7 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, "cublasIamaxEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_iamax_ex_64(handle, n, x, xType, incx, result);
@@ -5272,7 +5272,7 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_iamax_ex_64(handle, n, x, xType, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIamaxEx_64", (int)cubind_expected, 0);
@@ -5306,7 +5306,7 @@ static void test_cubind_cublas_isamin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_isamin(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamin", (int)cubind_expected, 0);
@@ -5315,7 +5315,7 @@ static void test_cubind_cublas_isamin(void **cubind_state)
 
 /* How cublasIsamin_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_131[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_isamin_64(void **cubind_state)
@@ -5331,7 +5331,7 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, "cublasIsamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_isamin_64(handle, n, x, incx, result);
@@ -5352,7 +5352,7 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_isamin_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamin_64", (int)cubind_expected, 0);
@@ -5386,7 +5386,7 @@ static void test_cubind_cublas_idamin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_idamin(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamin", (int)cubind_expected, 0);
@@ -5395,7 +5395,7 @@ static void test_cubind_cublas_idamin(void **cubind_state)
 
 /* How cublasIdamin_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_133[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_idamin_64(void **cubind_state)
@@ -5411,7 +5411,7 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, "cublasIdamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_idamin_64(handle, n, x, incx, result);
@@ -5432,7 +5432,7 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_idamin_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamin_64", (int)cubind_expected, 0);
@@ -5466,7 +5466,7 @@ static void test_cubind_cublas_icamin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_icamin(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamin", (int)cubind_expected, 0);
@@ -5475,7 +5475,7 @@ static void test_cubind_cublas_icamin(void **cubind_state)
 
 /* How cublasIcamin_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_135[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_icamin_64(void **cubind_state)
@@ -5491,7 +5491,7 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, "cublasIcamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_icamin_64(handle, n, x, incx, result);
@@ -5512,7 +5512,7 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_icamin_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamin_64", (int)cubind_expected, 1);
@@ -5546,7 +5546,7 @@ static void test_cubind_cublas_izamin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_izamin(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamin", (int)cubind_expected, 0);
@@ -5555,7 +5555,7 @@ static void test_cubind_cublas_izamin(void **cubind_state)
 
 /* How cublasIzamin_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_137[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_izamin_64(void **cubind_state)
@@ -5571,7 +5571,7 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, "cublasIzamin_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_izamin_64(handle, n, x, incx, result);
@@ -5592,7 +5592,7 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_izamin_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamin_64", (int)cubind_expected, 0);
@@ -5628,7 +5628,7 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_iamin_ex(handle, n, x, xType, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIaminEx", (int)cubind_expected, 0);
@@ -5637,7 +5637,7 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
 
 /* How cublasIaminEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_139[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
@@ -5654,7 +5654,7 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, "cublasIaminEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_iamin_ex_64(handle, n, x, xType, incx, result);
@@ -5676,7 +5676,7 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_iamin_ex_64(handle, n, x, xType, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIaminEx_64", (int)cubind_expected, 0);
@@ -5716,7 +5716,7 @@ static void test_cubind_cublas_asum_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_asum_ex(handle, n, x, xType, incx, result, resultType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasAsumEx", (int)cubind_expected, 0);
@@ -5725,7 +5725,7 @@ static void test_cubind_cublas_asum_ex(void **cubind_state)
 
 /* How cublasAsumEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_141[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_asum_ex_64(void **cubind_state)
@@ -5744,7 +5744,7 @@ static void test_cubind_cublas_asum_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, "cublasAsumEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_asum_ex_64(handle, n, x, xType, incx, result, resultType, executiontype);
@@ -5768,7 +5768,7 @@ static void test_cubind_cublas_asum_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_asum_ex_64(handle, n, x, xType, incx, result, resultType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasAsumEx_64", (int)cubind_expected, 0);
@@ -5802,7 +5802,7 @@ static void test_cubind_cublas_sasum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sasum(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSasum", (int)cubind_expected, 0);
@@ -5811,7 +5811,7 @@ static void test_cubind_cublas_sasum(void **cubind_state)
 
 /* How cublasSasum_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_143[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sasum_64(void **cubind_state)
@@ -5827,7 +5827,7 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, "cublasSasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sasum_64(handle, n, x, incx, result);
@@ -5848,7 +5848,7 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sasum_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSasum_64", (int)cubind_expected, 0);
@@ -5882,7 +5882,7 @@ static void test_cubind_cublas_dasum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dasum(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDasum", (int)cubind_expected, 1);
@@ -5891,7 +5891,7 @@ static void test_cubind_cublas_dasum(void **cubind_state)
 
 /* How cublasDasum_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_145[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dasum_64(void **cubind_state)
@@ -5907,7 +5907,7 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, "cublasDasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dasum_64(handle, n, x, incx, result);
@@ -5928,7 +5928,7 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dasum_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDasum_64", (int)cubind_expected, 0);
@@ -5962,7 +5962,7 @@ static void test_cubind_cublas_scasum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scasum(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScasum", (int)cubind_expected, 0);
@@ -5971,7 +5971,7 @@ static void test_cubind_cublas_scasum(void **cubind_state)
 
 /* How cublasScasum_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_147[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_scasum_64(void **cubind_state)
@@ -5987,7 +5987,7 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, "cublasScasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_scasum_64(handle, n, x, incx, result);
@@ -6008,7 +6008,7 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_scasum_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScasum_64", (int)cubind_expected, 0);
@@ -6042,7 +6042,7 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dzasum(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDzasum", (int)cubind_expected, 0);
@@ -6051,7 +6051,7 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
 
 /* How cublasDzasum_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_149[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dzasum_64(void **cubind_state)
@@ -6067,7 +6067,7 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, "cublasDzasum_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dzasum_64(handle, n, x, incx, result);
@@ -6088,7 +6088,7 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dzasum_64(handle, n, x, incx, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDzasum_64", (int)cubind_expected, 0);
@@ -6128,7 +6128,7 @@ static void test_cubind_cublas_srot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrot", (int)cubind_expected, 0);
@@ -6137,7 +6137,7 @@ static void test_cubind_cublas_srot(void **cubind_state)
 
 /* How cublasSrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_151[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_srot_64(void **cubind_state)
@@ -6156,7 +6156,7 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, "cublasSrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_srot_64(handle, n, x, incx, y, incy, c, s);
@@ -6180,7 +6180,7 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrot_64", (int)cubind_expected, 0);
@@ -6220,7 +6220,7 @@ static void test_cubind_cublas_drot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrot", (int)cubind_expected, 0);
@@ -6229,7 +6229,7 @@ static void test_cubind_cublas_drot(void **cubind_state)
 
 /* How cublasDrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_153[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_drot_64(void **cubind_state)
@@ -6248,7 +6248,7 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, "cublasDrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_drot_64(handle, n, x, incx, y, incy, c, s);
@@ -6272,7 +6272,7 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrot_64", (int)cubind_expected, 1);
@@ -6312,7 +6312,7 @@ static void test_cubind_cublas_crot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_crot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrot", (int)cubind_expected, 0);
@@ -6321,7 +6321,7 @@ static void test_cubind_cublas_crot(void **cubind_state)
 
 /* How cublasCrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_155[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_crot_64(void **cubind_state)
@@ -6340,7 +6340,7 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, "cublasCrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_crot_64(handle, n, x, incx, y, incy, c, s);
@@ -6364,7 +6364,7 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_crot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrot_64", (int)cubind_expected, 0);
@@ -6404,7 +6404,7 @@ static void test_cubind_cublas_csrot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csrot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsrot", (int)cubind_expected, 0);
@@ -6413,7 +6413,7 @@ static void test_cubind_cublas_csrot(void **cubind_state)
 
 /* How cublasCsrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_157[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csrot_64(void **cubind_state)
@@ -6432,7 +6432,7 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, "cublasCsrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csrot_64(handle, n, x, incx, y, incy, c, s);
@@ -6456,7 +6456,7 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csrot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsrot_64", (int)cubind_expected, 0);
@@ -6496,7 +6496,7 @@ static void test_cubind_cublas_zrot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zrot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrot", (int)cubind_expected, 0);
@@ -6505,7 +6505,7 @@ static void test_cubind_cublas_zrot(void **cubind_state)
 
 /* How cublasZrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_159[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zrot_64(void **cubind_state)
@@ -6524,7 +6524,7 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, "cublasZrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zrot_64(handle, n, x, incx, y, incy, c, s);
@@ -6548,7 +6548,7 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zrot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrot_64", (int)cubind_expected, 0);
@@ -6588,7 +6588,7 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdrot(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdrot", (int)cubind_expected, 0);
@@ -6597,7 +6597,7 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
 
 /* How cublasZdrot_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_161[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zdrot_64(void **cubind_state)
@@ -6616,7 +6616,7 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, "cublasZdrot_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zdrot_64(handle, n, x, incx, y, incy, c, s);
@@ -6640,7 +6640,7 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdrot_64(handle, n, x, incx, y, incy, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdrot_64", (int)cubind_expected, 0);
@@ -6688,7 +6688,7 @@ static void test_cubind_cublas_rot_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rot_ex(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotEx", (int)cubind_expected, 1);
@@ -6697,7 +6697,7 @@ static void test_cubind_cublas_rot_ex(void **cubind_state)
 
 /* How cublasRotEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_163[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_rot_ex_64(void **cubind_state)
@@ -6720,7 +6720,7 @@ static void test_cubind_cublas_rot_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, "cublasRotEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_rot_ex_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
@@ -6748,7 +6748,7 @@ static void test_cubind_cublas_rot_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rot_ex_64(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotEx_64", (int)cubind_expected, 0);
@@ -6782,7 +6782,7 @@ static void test_cubind_cublas_srotg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srotg(handle, a, b, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotg", (int)cubind_expected, 0);
@@ -6816,7 +6816,7 @@ static void test_cubind_cublas_drotg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drotg(handle, a, b, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotg", (int)cubind_expected, 0);
@@ -6850,7 +6850,7 @@ static void test_cubind_cublas_crotg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_crotg(handle, a, b, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrotg", (int)cubind_expected, 0);
@@ -6884,7 +6884,7 @@ static void test_cubind_cublas_zrotg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zrotg(handle, a, b, c, s);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrotg", (int)cubind_expected, 0);
@@ -6924,7 +6924,7 @@ static void test_cubind_cublas_rotg_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rotg_ex(handle, a, b, abType, c, s, csType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotgEx", (int)cubind_expected, 0);
@@ -6962,7 +6962,7 @@ static void test_cubind_cublas_srotm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srotm(handle, n, x, incx, y, incy, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotm", (int)cubind_expected, 0);
@@ -6971,7 +6971,7 @@ static void test_cubind_cublas_srotm(void **cubind_state)
 
 /* How cublasSrotm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_170[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_srotm_64(void **cubind_state)
@@ -6989,7 +6989,7 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, "cublasSrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_srotm_64(handle, n, x, incx, y, incy, param);
@@ -7012,7 +7012,7 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srotm_64(handle, n, x, incx, y, incy, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotm_64", (int)cubind_expected, 0);
@@ -7050,7 +7050,7 @@ static void test_cubind_cublas_drotm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drotm(handle, n, x, incx, y, incy, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotm", (int)cubind_expected, 1);
@@ -7059,7 +7059,7 @@ static void test_cubind_cublas_drotm(void **cubind_state)
 
 /* How cublasDrotm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_172[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_drotm_64(void **cubind_state)
@@ -7077,7 +7077,7 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, "cublasDrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_drotm_64(handle, n, x, incx, y, incy, param);
@@ -7100,7 +7100,7 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drotm_64(handle, n, x, incx, y, incy, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotm_64", (int)cubind_expected, 0);
@@ -7146,7 +7146,7 @@ static void test_cubind_cublas_rotm_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rotm_ex(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotmEx", (int)cubind_expected, 0);
@@ -7155,7 +7155,7 @@ static void test_cubind_cublas_rotm_ex(void **cubind_state)
 
 /* How cublasRotmEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_174[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
@@ -7177,7 +7177,7 @@ static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, "cublasRotmEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_rotm_ex_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
@@ -7204,7 +7204,7 @@ static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rotm_ex_64(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotmEx_64", (int)cubind_expected, 0);
@@ -7240,7 +7240,7 @@ static void test_cubind_cublas_srotmg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_srotmg(handle, d1, d2, x1, y1, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotmg", (int)cubind_expected, 0);
@@ -7276,7 +7276,7 @@ static void test_cubind_cublas_drotmg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_drotmg(handle, d1, d2, x1, y1, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotmg", (int)cubind_expected, 0);
@@ -7324,7 +7324,7 @@ static void test_cubind_cublas_rotmg_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_rotmg_ex(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasRotmgEx", (int)cubind_expected, 0);
@@ -7372,7 +7372,7 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemv", (int)cubind_expected, 0);
@@ -7381,7 +7381,7 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
 
 /* How cublasSgemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_179[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemv_64(void **cubind_state)
@@ -7404,7 +7404,7 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, "cublasSgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7432,7 +7432,7 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemv_64", (int)cubind_expected, 0);
@@ -7480,7 +7480,7 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemv", (int)cubind_expected, 1);
@@ -7489,7 +7489,7 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
 
 /* How cublasDgemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_181[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemv_64(void **cubind_state)
@@ -7512,7 +7512,7 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, "cublasDgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7540,7 +7540,7 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemv_64", (int)cubind_expected, 0);
@@ -7588,7 +7588,7 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemv", (int)cubind_expected, 0);
@@ -7597,7 +7597,7 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
 
 /* How cublasCgemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_183[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemv_64(void **cubind_state)
@@ -7620,7 +7620,7 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, "cublasCgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7648,7 +7648,7 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemv_64", (int)cubind_expected, 0);
@@ -7696,7 +7696,7 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemv", (int)cubind_expected, 0);
@@ -7705,7 +7705,7 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
 
 /* How cublasZgemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_185[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemv_64(void **cubind_state)
@@ -7728,7 +7728,7 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, "cublasZgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -7756,7 +7756,7 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemv_64", (int)cubind_expected, 0);
@@ -7808,7 +7808,7 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgbmv", (int)cubind_expected, 0);
@@ -7817,7 +7817,7 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
 
 /* How cublasSgbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_187[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgbmv_64(void **cubind_state)
@@ -7842,7 +7842,7 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, "cublasSgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -7872,7 +7872,7 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgbmv_64", (int)cubind_expected, 0);
@@ -7924,7 +7924,7 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgbmv", (int)cubind_expected, 0);
@@ -7933,7 +7933,7 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
 
 /* How cublasDgbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_189[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgbmv_64(void **cubind_state)
@@ -7958,7 +7958,7 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, "cublasDgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -7988,7 +7988,7 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgbmv_64", (int)cubind_expected, 1);
@@ -8040,7 +8040,7 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgbmv", (int)cubind_expected, 0);
@@ -8049,7 +8049,7 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
 
 /* How cublasCgbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_191[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgbmv_64(void **cubind_state)
@@ -8074,7 +8074,7 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, "cublasCgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -8104,7 +8104,7 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgbmv_64", (int)cubind_expected, 0);
@@ -8156,7 +8156,7 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgbmv", (int)cubind_expected, 0);
@@ -8165,7 +8165,7 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
 
 /* How cublasZgbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_193[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgbmv_64(void **cubind_state)
@@ -8190,7 +8190,7 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cublasZgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
@@ -8220,7 +8220,7 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgbmv_64", (int)cubind_expected, 0);
@@ -8262,7 +8262,7 @@ static void test_cubind_cublas_strmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strmv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmv", (int)cubind_expected, 0);
@@ -8271,7 +8271,7 @@ static void test_cubind_cublas_strmv(void **cubind_state)
 
 /* How cublasStrmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_195[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_strmv_64(void **cubind_state)
@@ -8291,7 +8291,7 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cublasStrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_strmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -8316,7 +8316,7 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmv_64", (int)cubind_expected, 0);
@@ -8358,7 +8358,7 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmv", (int)cubind_expected, 0);
@@ -8367,7 +8367,7 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
 
 /* How cublasDtrmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_197[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtrmv_64(void **cubind_state)
@@ -8387,7 +8387,7 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cublasDtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -8412,7 +8412,7 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmv_64", (int)cubind_expected, 0);
@@ -8454,7 +8454,7 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmv", (int)cubind_expected, 1);
@@ -8463,7 +8463,7 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
 
 /* How cublasCtrmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_199[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctrmv_64(void **cubind_state)
@@ -8483,7 +8483,7 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, "cublasCtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -8508,7 +8508,7 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmv_64", (int)cubind_expected, 0);
@@ -8550,7 +8550,7 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmv", (int)cubind_expected, 0);
@@ -8559,7 +8559,7 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
 
 /* How cublasZtrmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_201[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztrmv_64(void **cubind_state)
@@ -8579,7 +8579,7 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cublasZtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -8604,7 +8604,7 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmv_64", (int)cubind_expected, 0);
@@ -8648,7 +8648,7 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbmv", (int)cubind_expected, 0);
@@ -8657,7 +8657,7 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
 
 /* How cublasStbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_203[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_stbmv_64(void **cubind_state)
@@ -8678,7 +8678,7 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, "cublasStbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_stbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8704,7 +8704,7 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbmv_64", (int)cubind_expected, 0);
@@ -8748,7 +8748,7 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbmv", (int)cubind_expected, 0);
@@ -8757,7 +8757,7 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
 
 /* How cublasDtbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_205[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtbmv_64(void **cubind_state)
@@ -8778,7 +8778,7 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, "cublasDtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8804,7 +8804,7 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbmv_64", (int)cubind_expected, 0);
@@ -8848,7 +8848,7 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbmv", (int)cubind_expected, 0);
@@ -8857,7 +8857,7 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
 
 /* How cublasCtbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_207[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctbmv_64(void **cubind_state)
@@ -8878,7 +8878,7 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, "cublasCtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -8904,7 +8904,7 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbmv_64", (int)cubind_expected, 1);
@@ -8948,7 +8948,7 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbmv", (int)cubind_expected, 0);
@@ -8957,7 +8957,7 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
 
 /* How cublasZtbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_209[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztbmv_64(void **cubind_state)
@@ -8978,7 +8978,7 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, "cublasZtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -9004,7 +9004,7 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbmv_64", (int)cubind_expected, 0);
@@ -9044,7 +9044,7 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stpmv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpmv", (int)cubind_expected, 0);
@@ -9053,7 +9053,7 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
 
 /* How cublasStpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_211[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_stpmv_64(void **cubind_state)
@@ -9072,7 +9072,7 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, "cublasStpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_stpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9096,7 +9096,7 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpmv_64", (int)cubind_expected, 0);
@@ -9136,7 +9136,7 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpmv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpmv", (int)cubind_expected, 0);
@@ -9145,7 +9145,7 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
 
 /* How cublasDtpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_213[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtpmv_64(void **cubind_state)
@@ -9164,7 +9164,7 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, "cublasDtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9188,7 +9188,7 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpmv_64", (int)cubind_expected, 0);
@@ -9228,7 +9228,7 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpmv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpmv", (int)cubind_expected, 0);
@@ -9237,7 +9237,7 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
 
 /* How cublasCtpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_215[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctpmv_64(void **cubind_state)
@@ -9256,7 +9256,7 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, "cublasCtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9280,7 +9280,7 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpmv_64", (int)cubind_expected, 0);
@@ -9320,7 +9320,7 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpmv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpmv", (int)cubind_expected, 1);
@@ -9329,7 +9329,7 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
 
 /* How cublasZtpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_217[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztpmv_64(void **cubind_state)
@@ -9348,7 +9348,7 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, "cublasZtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9372,7 +9372,7 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpmv_64", (int)cubind_expected, 0);
@@ -9414,7 +9414,7 @@ static void test_cubind_cublas_strsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsv", (int)cubind_expected, 0);
@@ -9423,7 +9423,7 @@ static void test_cubind_cublas_strsv(void **cubind_state)
 
 /* How cublasStrsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_219[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_strsv_64(void **cubind_state)
@@ -9443,7 +9443,7 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, "cublasStrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_strsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9468,7 +9468,7 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsv_64", (int)cubind_expected, 0);
@@ -9510,7 +9510,7 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsv", (int)cubind_expected, 0);
@@ -9519,7 +9519,7 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
 
 /* How cublasDtrsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_221[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtrsv_64(void **cubind_state)
@@ -9539,7 +9539,7 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, "cublasDtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9564,7 +9564,7 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsv_64", (int)cubind_expected, 0);
@@ -9606,7 +9606,7 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsv", (int)cubind_expected, 0);
@@ -9615,7 +9615,7 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
 
 /* How cublasCtrsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_223[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctrsv_64(void **cubind_state)
@@ -9635,7 +9635,7 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, "cublasCtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9660,7 +9660,7 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsv_64", (int)cubind_expected, 0);
@@ -9702,7 +9702,7 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsv", (int)cubind_expected, 0);
@@ -9711,7 +9711,7 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
 
 /* How cublasZtrsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_225[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztrsv_64(void **cubind_state)
@@ -9731,7 +9731,7 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cublasZtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
@@ -9756,7 +9756,7 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsv_64", (int)cubind_expected, 1);
@@ -9796,7 +9796,7 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stpsv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpsv", (int)cubind_expected, 0);
@@ -9805,7 +9805,7 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
 
 /* How cublasStpsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_227[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_stpsv_64(void **cubind_state)
@@ -9824,7 +9824,7 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, "cublasStpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_stpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9848,7 +9848,7 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpsv_64", (int)cubind_expected, 0);
@@ -9888,7 +9888,7 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpsv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpsv", (int)cubind_expected, 0);
@@ -9897,7 +9897,7 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
 
 /* How cublasDtpsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_229[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtpsv_64(void **cubind_state)
@@ -9916,7 +9916,7 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, "cublasDtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -9940,7 +9940,7 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpsv_64", (int)cubind_expected, 0);
@@ -9980,7 +9980,7 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpsv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpsv", (int)cubind_expected, 0);
@@ -9989,7 +9989,7 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
 
 /* How cublasCtpsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_231[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctpsv_64(void **cubind_state)
@@ -10008,7 +10008,7 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, "cublasCtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10032,7 +10032,7 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpsv_64", (int)cubind_expected, 0);
@@ -10072,7 +10072,7 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpsv(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpsv", (int)cubind_expected, 0);
@@ -10081,7 +10081,7 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
 
 /* How cublasZtpsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_233[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztpsv_64(void **cubind_state)
@@ -10100,7 +10100,7 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, "cublasZtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
@@ -10124,7 +10124,7 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpsv_64", (int)cubind_expected, 0);
@@ -10168,7 +10168,7 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbsv", (int)cubind_expected, 1);
@@ -10177,7 +10177,7 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
 
 /* How cublasStbsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_235[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_stbsv_64(void **cubind_state)
@@ -10198,7 +10198,7 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, "cublasStbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_stbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10224,7 +10224,7 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbsv_64", (int)cubind_expected, 0);
@@ -10268,7 +10268,7 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbsv", (int)cubind_expected, 0);
@@ -10277,7 +10277,7 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
 
 /* How cublasDtbsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_237[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtbsv_64(void **cubind_state)
@@ -10298,7 +10298,7 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, "cublasDtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10324,7 +10324,7 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbsv_64", (int)cubind_expected, 0);
@@ -10368,7 +10368,7 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbsv", (int)cubind_expected, 0);
@@ -10377,7 +10377,7 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
 
 /* How cublasCtbsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_239[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctbsv_64(void **cubind_state)
@@ -10398,7 +10398,7 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, "cublasCtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10424,7 +10424,7 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbsv_64", (int)cubind_expected, 0);
@@ -10468,7 +10468,7 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbsv", (int)cubind_expected, 0);
@@ -10477,7 +10477,7 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
 
 /* How cublasZtbsv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_241[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztbsv_64(void **cubind_state)
@@ -10498,7 +10498,7 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, "cublasZtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
@@ -10524,7 +10524,7 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbsv_64", (int)cubind_expected, 0);
@@ -10570,7 +10570,7 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymv", (int)cubind_expected, 0);
@@ -10579,7 +10579,7 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
 
 /* How cublasSsymv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_243[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssymv_64(void **cubind_state)
@@ -10601,7 +10601,7 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, "cublasSsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -10628,7 +10628,7 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymv_64", (int)cubind_expected, 1);
@@ -10674,7 +10674,7 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymv", (int)cubind_expected, 0);
@@ -10683,7 +10683,7 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
 
 /* How cublasDsymv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_245[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsymv_64(void **cubind_state)
@@ -10705,7 +10705,7 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, "cublasDsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -10732,7 +10732,7 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymv_64", (int)cubind_expected, 0);
@@ -10778,7 +10778,7 @@ static void test_cubind_cublas_csymv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymv", (int)cubind_expected, 0);
@@ -10787,7 +10787,7 @@ static void test_cubind_cublas_csymv(void **cubind_state)
 
 /* How cublasCsymv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_247[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csymv_64(void **cubind_state)
@@ -10809,7 +10809,7 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, "cublasCsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -10836,7 +10836,7 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymv_64", (int)cubind_expected, 0);
@@ -10882,7 +10882,7 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymv", (int)cubind_expected, 0);
@@ -10891,7 +10891,7 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
 
 /* How cublasZsymv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_249[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsymv_64(void **cubind_state)
@@ -10913,7 +10913,7 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, "cublasZsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -10940,7 +10940,7 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymv_64", (int)cubind_expected, 0);
@@ -10986,7 +10986,7 @@ static void test_cubind_cublas_chemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chemv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemv", (int)cubind_expected, 0);
@@ -10995,7 +10995,7 @@ static void test_cubind_cublas_chemv(void **cubind_state)
 
 /* How cublasChemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_251[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chemv_64(void **cubind_state)
@@ -11017,7 +11017,7 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, "cublasChemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11044,7 +11044,7 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemv_64", (int)cubind_expected, 0);
@@ -11090,7 +11090,7 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemv", (int)cubind_expected, 1);
@@ -11099,7 +11099,7 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
 
 /* How cublasZhemv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_253[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhemv_64(void **cubind_state)
@@ -11121,7 +11121,7 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, "cublasZhemv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
@@ -11148,7 +11148,7 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemv_64", (int)cubind_expected, 0);
@@ -11196,7 +11196,7 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsbmv", (int)cubind_expected, 0);
@@ -11205,7 +11205,7 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
 
 /* How cublasSsbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_255[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssbmv_64(void **cubind_state)
@@ -11228,7 +11228,7 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, "cublasSsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -11256,7 +11256,7 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsbmv_64", (int)cubind_expected, 0);
@@ -11304,7 +11304,7 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsbmv", (int)cubind_expected, 0);
@@ -11313,7 +11313,7 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
 
 /* How cublasDsbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_257[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsbmv_64(void **cubind_state)
@@ -11336,7 +11336,7 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cublasDsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -11364,7 +11364,7 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsbmv_64", (int)cubind_expected, 0);
@@ -11412,7 +11412,7 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChbmv", (int)cubind_expected, 0);
@@ -11421,7 +11421,7 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
 
 /* How cublasChbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_259[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chbmv_64(void **cubind_state)
@@ -11444,7 +11444,7 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cublasChbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -11472,7 +11472,7 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChbmv_64", (int)cubind_expected, 0);
@@ -11520,7 +11520,7 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhbmv", (int)cubind_expected, 0);
@@ -11529,7 +11529,7 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
 
 /* How cublasZhbmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_261[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhbmv_64(void **cubind_state)
@@ -11552,7 +11552,7 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, "cublasZhbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
@@ -11580,7 +11580,7 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhbmv_64", (int)cubind_expected, 1);
@@ -11624,7 +11624,7 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspmv", (int)cubind_expected, 0);
@@ -11633,7 +11633,7 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
 
 /* How cublasSspmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_263[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sspmv_64(void **cubind_state)
@@ -11654,7 +11654,7 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, "cublasSspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -11680,7 +11680,7 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspmv_64", (int)cubind_expected, 0);
@@ -11724,7 +11724,7 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspmv", (int)cubind_expected, 0);
@@ -11733,7 +11733,7 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
 
 /* How cublasDspmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_265[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dspmv_64(void **cubind_state)
@@ -11754,7 +11754,7 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cublasDspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -11780,7 +11780,7 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspmv_64", (int)cubind_expected, 0);
@@ -11824,7 +11824,7 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpmv", (int)cubind_expected, 0);
@@ -11833,7 +11833,7 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
 
 /* How cublasChpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_267[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chpmv_64(void **cubind_state)
@@ -11854,7 +11854,7 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, "cublasChpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -11880,7 +11880,7 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpmv_64", (int)cubind_expected, 0);
@@ -11924,7 +11924,7 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpmv", (int)cubind_expected, 0);
@@ -11933,7 +11933,7 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
 
 /* How cublasZhpmv_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_269[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhpmv_64(void **cubind_state)
@@ -11954,7 +11954,7 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, "cublasZhpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
@@ -11980,7 +11980,7 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpmv_64", (int)cubind_expected, 0);
@@ -12024,7 +12024,7 @@ static void test_cubind_cublas_sger(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sger(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSger", (int)cubind_expected, 1);
@@ -12033,7 +12033,7 @@ static void test_cubind_cublas_sger(void **cubind_state)
 
 /* How cublasSger_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_271[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sger_64(void **cubind_state)
@@ -12054,7 +12054,7 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, "cublasSger_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12080,7 +12080,7 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSger_64", (int)cubind_expected, 0);
@@ -12124,7 +12124,7 @@ static void test_cubind_cublas_dger(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dger(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDger", (int)cubind_expected, 0);
@@ -12133,7 +12133,7 @@ static void test_cubind_cublas_dger(void **cubind_state)
 
 /* How cublasDger_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_273[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dger_64(void **cubind_state)
@@ -12154,7 +12154,7 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, "cublasDger_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12180,7 +12180,7 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDger_64", (int)cubind_expected, 0);
@@ -12224,7 +12224,7 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeru(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeru", (int)cubind_expected, 0);
@@ -12233,7 +12233,7 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
 
 /* How cublasCgeru_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_275[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgeru_64(void **cubind_state)
@@ -12254,7 +12254,7 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, "cublasCgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12280,7 +12280,7 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeru_64", (int)cubind_expected, 0);
@@ -12324,7 +12324,7 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgerc(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgerc", (int)cubind_expected, 0);
@@ -12333,7 +12333,7 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
 
 /* How cublasCgerc_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_277[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgerc_64(void **cubind_state)
@@ -12354,7 +12354,7 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, "cublasCgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12380,7 +12380,7 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgerc_64", (int)cubind_expected, 0);
@@ -12424,7 +12424,7 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeru(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeru", (int)cubind_expected, 0);
@@ -12433,7 +12433,7 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
 
 /* How cublasZgeru_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_279[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgeru_64(void **cubind_state)
@@ -12454,7 +12454,7 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cublasZgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12480,7 +12480,7 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeru_64", (int)cubind_expected, 1);
@@ -12524,7 +12524,7 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgerc(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgerc", (int)cubind_expected, 0);
@@ -12533,7 +12533,7 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
 
 /* How cublasZgerc_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_281[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgerc_64(void **cubind_state)
@@ -12554,7 +12554,7 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, "cublasZgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
@@ -12580,7 +12580,7 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgerc_64", (int)cubind_expected, 0);
@@ -12620,7 +12620,7 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr", (int)cubind_expected, 0);
@@ -12629,7 +12629,7 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
 
 /* How cublasSsyr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_283[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssyr_64(void **cubind_state)
@@ -12648,7 +12648,7 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, "cublasSsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12672,7 +12672,7 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr_64", (int)cubind_expected, 0);
@@ -12712,7 +12712,7 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr", (int)cubind_expected, 0);
@@ -12721,7 +12721,7 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
 
 /* How cublasDsyr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_285[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsyr_64(void **cubind_state)
@@ -12740,7 +12740,7 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, "cublasDsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12764,7 +12764,7 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr_64", (int)cubind_expected, 0);
@@ -12804,7 +12804,7 @@ static void test_cubind_cublas_csyr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr", (int)cubind_expected, 0);
@@ -12813,7 +12813,7 @@ static void test_cubind_cublas_csyr(void **cubind_state)
 
 /* How cublasCsyr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_287[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyr_64(void **cubind_state)
@@ -12832,7 +12832,7 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, "cublasCsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12856,7 +12856,7 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr_64", (int)cubind_expected, 0);
@@ -12896,7 +12896,7 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr", (int)cubind_expected, 1);
@@ -12905,7 +12905,7 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
 
 /* How cublasZsyr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_289[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsyr_64(void **cubind_state)
@@ -12924,7 +12924,7 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, "cublasZsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -12948,7 +12948,7 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr_64", (int)cubind_expected, 0);
@@ -12988,7 +12988,7 @@ static void test_cubind_cublas_cher(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher", (int)cubind_expected, 0);
@@ -12997,7 +12997,7 @@ static void test_cubind_cublas_cher(void **cubind_state)
 
 /* How cublasCher_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_291[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cher_64(void **cubind_state)
@@ -13016,7 +13016,7 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, "cublasCher_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cher_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -13040,7 +13040,7 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher_64", (int)cubind_expected, 0);
@@ -13080,7 +13080,7 @@ static void test_cubind_cublas_zher(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher", (int)cubind_expected, 0);
@@ -13089,7 +13089,7 @@ static void test_cubind_cublas_zher(void **cubind_state)
 
 /* How cublasZher_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_293[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zher_64(void **cubind_state)
@@ -13108,7 +13108,7 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, "cublasZher_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zher_64(handle, uplo, n, alpha, x, incx, A, lda);
@@ -13132,7 +13132,7 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher_64(handle, uplo, n, alpha, x, incx, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher_64", (int)cubind_expected, 0);
@@ -13170,7 +13170,7 @@ static void test_cubind_cublas_sspr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr", (int)cubind_expected, 0);
@@ -13179,7 +13179,7 @@ static void test_cubind_cublas_sspr(void **cubind_state)
 
 /* How cublasSspr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_295[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sspr_64(void **cubind_state)
@@ -13197,7 +13197,7 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cublasSspr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr_64(handle, uplo, n, alpha, x, incx, AP);
@@ -13220,7 +13220,7 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr_64(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr_64", (int)cubind_expected, 0);
@@ -13258,7 +13258,7 @@ static void test_cubind_cublas_dspr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr", (int)cubind_expected, 0);
@@ -13267,7 +13267,7 @@ static void test_cubind_cublas_dspr(void **cubind_state)
 
 /* How cublasDspr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_297[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dspr_64(void **cubind_state)
@@ -13285,7 +13285,7 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, "cublasDspr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr_64(handle, uplo, n, alpha, x, incx, AP);
@@ -13308,7 +13308,7 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr_64(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr_64", (int)cubind_expected, 1);
@@ -13346,7 +13346,7 @@ static void test_cubind_cublas_chpr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr", (int)cubind_expected, 0);
@@ -13355,7 +13355,7 @@ static void test_cubind_cublas_chpr(void **cubind_state)
 
 /* How cublasChpr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_299[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chpr_64(void **cubind_state)
@@ -13373,7 +13373,7 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, "cublasChpr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr_64(handle, uplo, n, alpha, x, incx, AP);
@@ -13396,7 +13396,7 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr_64(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr_64", (int)cubind_expected, 0);
@@ -13434,7 +13434,7 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr", (int)cubind_expected, 0);
@@ -13443,7 +13443,7 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
 
 /* How cublasZhpr_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_301[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhpr_64(void **cubind_state)
@@ -13461,7 +13461,7 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, "cublasZhpr_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr_64(handle, uplo, n, alpha, x, incx, AP);
@@ -13484,7 +13484,7 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr_64(handle, uplo, n, alpha, x, incx, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr_64", (int)cubind_expected, 0);
@@ -13528,7 +13528,7 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2", (int)cubind_expected, 0);
@@ -13537,7 +13537,7 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
 
 /* How cublasSsyr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_303[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssyr2_64(void **cubind_state)
@@ -13558,7 +13558,7 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, "cublasSsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13584,7 +13584,7 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2_64", (int)cubind_expected, 0);
@@ -13628,7 +13628,7 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2", (int)cubind_expected, 0);
@@ -13637,7 +13637,7 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
 
 /* How cublasDsyr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_305[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsyr2_64(void **cubind_state)
@@ -13658,7 +13658,7 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cublasDsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13684,7 +13684,7 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2_64", (int)cubind_expected, 0);
@@ -13728,7 +13728,7 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2", (int)cubind_expected, 1);
@@ -13737,7 +13737,7 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
 
 /* How cublasCsyr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_307[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyr2_64(void **cubind_state)
@@ -13758,7 +13758,7 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cublasCsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13784,7 +13784,7 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2_64", (int)cubind_expected, 0);
@@ -13828,7 +13828,7 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2", (int)cubind_expected, 0);
@@ -13837,7 +13837,7 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
 
 /* How cublasZsyr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_309[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsyr2_64(void **cubind_state)
@@ -13858,7 +13858,7 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cublasZsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13884,7 +13884,7 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2_64", (int)cubind_expected, 0);
@@ -13928,7 +13928,7 @@ static void test_cubind_cublas_cher2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2", (int)cubind_expected, 0);
@@ -13937,7 +13937,7 @@ static void test_cubind_cublas_cher2(void **cubind_state)
 
 /* How cublasCher2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_311[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cher2_64(void **cubind_state)
@@ -13958,7 +13958,7 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, "cublasCher2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -13984,7 +13984,7 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2_64", (int)cubind_expected, 0);
@@ -14028,7 +14028,7 @@ static void test_cubind_cublas_zher2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2", (int)cubind_expected, 0);
@@ -14037,7 +14037,7 @@ static void test_cubind_cublas_zher2(void **cubind_state)
 
 /* How cublasZher2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_313[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zher2_64(void **cubind_state)
@@ -14058,7 +14058,7 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, "cublasZher2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
@@ -14084,7 +14084,7 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2_64", (int)cubind_expected, 0);
@@ -14126,7 +14126,7 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr2", (int)cubind_expected, 0);
@@ -14135,7 +14135,7 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
 
 /* How cublasSspr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_315[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sspr2_64(void **cubind_state)
@@ -14155,7 +14155,7 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, "cublasSspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14180,7 +14180,7 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr2_64", (int)cubind_expected, 1);
@@ -14222,7 +14222,7 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr2", (int)cubind_expected, 0);
@@ -14231,7 +14231,7 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
 
 /* How cublasDspr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_317[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dspr2_64(void **cubind_state)
@@ -14251,7 +14251,7 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, "cublasDspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14276,7 +14276,7 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr2_64", (int)cubind_expected, 0);
@@ -14318,7 +14318,7 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr2", (int)cubind_expected, 0);
@@ -14327,7 +14327,7 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
 
 /* How cublasChpr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_319[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chpr2_64(void **cubind_state)
@@ -14347,7 +14347,7 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, "cublasChpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14372,7 +14372,7 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr2_64", (int)cubind_expected, 0);
@@ -14414,7 +14414,7 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr2", (int)cubind_expected, 0);
@@ -14423,7 +14423,7 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
 
 /* How cublasZhpr2_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_321[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhpr2_64(void **cubind_state)
@@ -14443,7 +14443,7 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cublasZhpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
@@ -14468,7 +14468,7 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr2_64", (int)cubind_expected, 0);
@@ -14518,7 +14518,7 @@ static void test_cubind_cublas_sgemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvBatched", (int)cubind_expected, 0);
@@ -14527,7 +14527,7 @@ static void test_cubind_cublas_sgemv_batched(void **cubind_state)
 
 /* How cublasSgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_323[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
@@ -14551,7 +14551,7 @@ static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cublasSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -14580,7 +14580,7 @@ static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvBatched_64", (int)cubind_expected, 0);
@@ -14630,7 +14630,7 @@ static void test_cubind_cublas_dgemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvBatched", (int)cubind_expected, 1);
@@ -14639,7 +14639,7 @@ static void test_cubind_cublas_dgemv_batched(void **cubind_state)
 
 /* How cublasDgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_325[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
@@ -14663,7 +14663,7 @@ static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cublasDgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -14692,7 +14692,7 @@ static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvBatched_64", (int)cubind_expected, 0);
@@ -14742,7 +14742,7 @@ static void test_cubind_cublas_cgemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvBatched", (int)cubind_expected, 0);
@@ -14751,7 +14751,7 @@ static void test_cubind_cublas_cgemv_batched(void **cubind_state)
 
 /* How cublasCgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_327[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
@@ -14775,7 +14775,7 @@ static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, "cublasCgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -14804,7 +14804,7 @@ static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvBatched_64", (int)cubind_expected, 0);
@@ -14854,7 +14854,7 @@ static void test_cubind_cublas_zgemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvBatched", (int)cubind_expected, 0);
@@ -14863,7 +14863,7 @@ static void test_cubind_cublas_zgemv_batched(void **cubind_state)
 
 /* How cublasZgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_329[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
@@ -14887,7 +14887,7 @@ static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cublasZgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -14916,7 +14916,7 @@ static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvBatched_64", (int)cubind_expected, 0);
@@ -14972,7 +14972,7 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvStridedBatched", (int)cubind_expected, 0);
@@ -14981,7 +14981,7 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
 
 /* How cublasSgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_331[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
@@ -15008,7 +15008,7 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, "cublasSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15040,7 +15040,7 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -15096,7 +15096,7 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvStridedBatched", (int)cubind_expected, 0);
@@ -15105,7 +15105,7 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
 
 /* How cublasDgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_333[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
@@ -15132,7 +15132,7 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, "cublasDgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15164,7 +15164,7 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvStridedBatched_64", (int)cubind_expected, 1);
@@ -15220,7 +15220,7 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvStridedBatched", (int)cubind_expected, 0);
@@ -15229,7 +15229,7 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
 
 /* How cublasCgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_335[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
@@ -15256,7 +15256,7 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, "cublasCgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15288,7 +15288,7 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -15344,7 +15344,7 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvStridedBatched", (int)cubind_expected, 0);
@@ -15353,7 +15353,7 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
 
 /* How cublasZgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_337[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
@@ -15380,7 +15380,7 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, "cublasZgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -15412,7 +15412,7 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -15464,7 +15464,7 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemm", (int)cubind_expected, 0);
@@ -15473,7 +15473,7 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
 
 /* How cublasSgemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_339[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_64(void **cubind_state)
@@ -15498,7 +15498,7 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, "cublasSgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15528,7 +15528,7 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemm_64", (int)cubind_expected, 0);
@@ -15580,7 +15580,7 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemm", (int)cubind_expected, 0);
@@ -15589,7 +15589,7 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
 
 /* How cublasDgemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_341[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemm_64(void **cubind_state)
@@ -15614,7 +15614,7 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, "cublasDgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15644,7 +15644,7 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemm_64", (int)cubind_expected, 0);
@@ -15696,7 +15696,7 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm", (int)cubind_expected, 1);
@@ -15705,7 +15705,7 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
 
 /* How cublasCgemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_343[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm_64(void **cubind_state)
@@ -15730,7 +15730,7 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cublasCgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15760,7 +15760,7 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm_64", (int)cubind_expected, 0);
@@ -15812,7 +15812,7 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3m", (int)cubind_expected, 0);
@@ -15821,7 +15821,7 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
 
 /* How cublasCgemm3m_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_345[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
@@ -15846,7 +15846,7 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cublasCgemm3m_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -15876,7 +15876,7 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3m_64", (int)cubind_expected, 0);
@@ -15934,7 +15934,7 @@ static void test_cubind_cublas_cgemm3m_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mEx", (int)cubind_expected, 0);
@@ -15943,7 +15943,7 @@ static void test_cubind_cublas_cgemm3m_ex(void **cubind_state)
 
 /* How cublasCgemm3mEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_347[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
@@ -15971,7 +15971,7 @@ static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, "cublasCgemm3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -16004,7 +16004,7 @@ static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mEx_64", (int)cubind_expected, 0);
@@ -16056,7 +16056,7 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm", (int)cubind_expected, 0);
@@ -16065,7 +16065,7 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
 
 /* How cublasZgemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_349[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemm_64(void **cubind_state)
@@ -16090,7 +16090,7 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cublasZgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16120,7 +16120,7 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm_64", (int)cubind_expected, 0);
@@ -16172,7 +16172,7 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm3m", (int)cubind_expected, 0);
@@ -16181,7 +16181,7 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
 
 /* How cublasZgemm3m_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_351[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
@@ -16206,7 +16206,7 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, "cublasZgemm3m_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -16236,7 +16236,7 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm3m_64", (int)cubind_expected, 1);
@@ -16294,7 +16294,7 @@ static void test_cubind_cublas_sgemm_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmEx", (int)cubind_expected, 0);
@@ -16303,7 +16303,7 @@ static void test_cubind_cublas_sgemm_ex(void **cubind_state)
 
 /* How cublasSgemmEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_353[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
@@ -16331,7 +16331,7 @@ static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, "cublasSgemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -16364,7 +16364,7 @@ static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmEx_64", (int)cubind_expected, 0);
@@ -16426,7 +16426,7 @@ static void test_cubind_cublas_gemm_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmEx", (int)cubind_expected, 0);
@@ -16435,7 +16435,7 @@ static void test_cubind_cublas_gemm_ex(void **cubind_state)
 
 /* How cublasGemmEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_355[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
@@ -16465,7 +16465,7 @@ static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, "cublasGemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
@@ -16500,7 +16500,7 @@ static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmEx_64", (int)cubind_expected, 0);
@@ -16558,7 +16558,7 @@ static void test_cubind_cublas_cgemm_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmEx", (int)cubind_expected, 0);
@@ -16567,7 +16567,7 @@ static void test_cubind_cublas_cgemm_ex(void **cubind_state)
 
 /* How cublasCgemmEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_357[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
@@ -16595,7 +16595,7 @@ static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, "cublasCgemmEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
@@ -16628,7 +16628,7 @@ static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmEx_64", (int)cubind_expected, 0);
@@ -16674,7 +16674,7 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrk", (int)cubind_expected, 0);
@@ -16683,7 +16683,7 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
 
 /* How cublasSsyrk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_359[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssyrk_64(void **cubind_state)
@@ -16705,7 +16705,7 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, "cublasSsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -16732,7 +16732,7 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrk_64", (int)cubind_expected, 0);
@@ -16778,7 +16778,7 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrk", (int)cubind_expected, 1);
@@ -16787,7 +16787,7 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
 
 /* How cublasDsyrk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_361[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsyrk_64(void **cubind_state)
@@ -16809,7 +16809,7 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, "cublasDsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -16836,7 +16836,7 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrk_64", (int)cubind_expected, 0);
@@ -16882,7 +16882,7 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk", (int)cubind_expected, 0);
@@ -16891,7 +16891,7 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
 
 /* How cublasCsyrk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_363[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyrk_64(void **cubind_state)
@@ -16913,7 +16913,7 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, "cublasCsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -16940,7 +16940,7 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk_64", (int)cubind_expected, 0);
@@ -16986,7 +16986,7 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrk", (int)cubind_expected, 0);
@@ -16995,7 +16995,7 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
 
 /* How cublasZsyrk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_365[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsyrk_64(void **cubind_state)
@@ -17017,7 +17017,7 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, "cublasZsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17044,7 +17044,7 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrk_64", (int)cubind_expected, 0);
@@ -17094,7 +17094,7 @@ static void test_cubind_cublas_csyrk_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk_ex(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkEx", (int)cubind_expected, 0);
@@ -17103,7 +17103,7 @@ static void test_cubind_cublas_csyrk_ex(void **cubind_state)
 
 /* How cublasCsyrkEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_367[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
@@ -17127,7 +17127,7 @@ static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, "cublasCsyrkEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -17156,7 +17156,7 @@ static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkEx_64", (int)cubind_expected, 0);
@@ -17206,7 +17206,7 @@ static void test_cubind_cublas_csyrk3m_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk3m_ex(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk3mEx", (int)cubind_expected, 0);
@@ -17215,7 +17215,7 @@ static void test_cubind_cublas_csyrk3m_ex(void **cubind_state)
 
 /* How cublasCsyrk3mEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_369[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
@@ -17239,7 +17239,7 @@ static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, "cublasCsyrk3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -17268,7 +17268,7 @@ static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk3mEx_64", (int)cubind_expected, 1);
@@ -17314,7 +17314,7 @@ static void test_cubind_cublas_cherk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk", (int)cubind_expected, 0);
@@ -17323,7 +17323,7 @@ static void test_cubind_cublas_cherk(void **cubind_state)
 
 /* How cublasCherk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_371[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cherk_64(void **cubind_state)
@@ -17345,7 +17345,7 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cublasCherk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17372,7 +17372,7 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk_64", (int)cubind_expected, 0);
@@ -17418,7 +17418,7 @@ static void test_cubind_cublas_zherk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherk", (int)cubind_expected, 0);
@@ -17427,7 +17427,7 @@ static void test_cubind_cublas_zherk(void **cubind_state)
 
 /* How cublasZherk_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_373[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zherk_64(void **cubind_state)
@@ -17449,7 +17449,7 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, "cublasZherk_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
@@ -17476,7 +17476,7 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherk_64", (int)cubind_expected, 0);
@@ -17526,7 +17526,7 @@ static void test_cubind_cublas_cherk_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk_ex(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkEx", (int)cubind_expected, 0);
@@ -17535,7 +17535,7 @@ static void test_cubind_cublas_cherk_ex(void **cubind_state)
 
 /* How cublasCherkEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_375[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
@@ -17559,7 +17559,7 @@ static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, "cublasCherkEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -17588,7 +17588,7 @@ static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkEx_64", (int)cubind_expected, 0);
@@ -17638,7 +17638,7 @@ static void test_cubind_cublas_cherk3m_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk3m_ex(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk3mEx", (int)cubind_expected, 0);
@@ -17647,7 +17647,7 @@ static void test_cubind_cublas_cherk3m_ex(void **cubind_state)
 
 /* How cublasCherk3mEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_377[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
@@ -17671,7 +17671,7 @@ static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, "cublasCherk3mEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
@@ -17700,7 +17700,7 @@ static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherk3m_ex_64(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk3mEx_64", (int)cubind_expected, 0);
@@ -17750,7 +17750,7 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2k", (int)cubind_expected, 1);
@@ -17759,7 +17759,7 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
 
 /* How cublasSsyr2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_379[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
@@ -17783,7 +17783,7 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cublasSsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17812,7 +17812,7 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2k_64", (int)cubind_expected, 0);
@@ -17862,7 +17862,7 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2k", (int)cubind_expected, 0);
@@ -17871,7 +17871,7 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
 
 /* How cublasDsyr2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_381[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
@@ -17895,7 +17895,7 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, "cublasDsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -17924,7 +17924,7 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2k_64", (int)cubind_expected, 0);
@@ -17974,7 +17974,7 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2k", (int)cubind_expected, 0);
@@ -17983,7 +17983,7 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
 
 /* How cublasCsyr2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_383[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyr2k_64(void **cubind_state)
@@ -18007,7 +18007,7 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, "cublasCsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18036,7 +18036,7 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2k_64", (int)cubind_expected, 0);
@@ -18086,7 +18086,7 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2k", (int)cubind_expected, 0);
@@ -18095,7 +18095,7 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
 
 /* How cublasZsyr2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_385[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
@@ -18119,7 +18119,7 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, "cublasZsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18148,7 +18148,7 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2k_64", (int)cubind_expected, 0);
@@ -18198,7 +18198,7 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2k", (int)cubind_expected, 0);
@@ -18207,7 +18207,7 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
 
 /* How cublasCher2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_387[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cher2k_64(void **cubind_state)
@@ -18231,7 +18231,7 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cublasCher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18260,7 +18260,7 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2k_64", (int)cubind_expected, 1);
@@ -18310,7 +18310,7 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2k", (int)cubind_expected, 0);
@@ -18319,7 +18319,7 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
 
 /* How cublasZher2k_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_389[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zher2k_64(void **cubind_state)
@@ -18343,7 +18343,7 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cublasZher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18372,7 +18372,7 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2k_64", (int)cubind_expected, 0);
@@ -18422,7 +18422,7 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrkx", (int)cubind_expected, 0);
@@ -18431,7 +18431,7 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
 
 /* How cublasSsyrkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_391[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
@@ -18455,7 +18455,7 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cublasSsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18484,7 +18484,7 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrkx_64", (int)cubind_expected, 0);
@@ -18534,7 +18534,7 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrkx", (int)cubind_expected, 0);
@@ -18543,7 +18543,7 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
 
 /* How cublasDsyrkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_393[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
@@ -18567,7 +18567,7 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cublasDsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18596,7 +18596,7 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrkx_64", (int)cubind_expected, 0);
@@ -18646,7 +18646,7 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkx", (int)cubind_expected, 0);
@@ -18655,7 +18655,7 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
 
 /* How cublasCsyrkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_395[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csyrkx_64(void **cubind_state)
@@ -18679,7 +18679,7 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, "cublasCsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18708,7 +18708,7 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkx_64", (int)cubind_expected, 0);
@@ -18758,7 +18758,7 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrkx", (int)cubind_expected, 1);
@@ -18767,7 +18767,7 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
 
 /* How cublasZsyrkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_397[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
@@ -18791,7 +18791,7 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, "cublasZsyrkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18820,7 +18820,7 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrkx_64", (int)cubind_expected, 0);
@@ -18870,7 +18870,7 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkx", (int)cubind_expected, 0);
@@ -18879,7 +18879,7 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
 
 /* How cublasCherkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_399[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cherkx_64(void **cubind_state)
@@ -18903,7 +18903,7 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, "cublasCherkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -18932,7 +18932,7 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkx_64", (int)cubind_expected, 0);
@@ -18982,7 +18982,7 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherkx", (int)cubind_expected, 0);
@@ -18991,7 +18991,7 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
 
 /* How cublasZherkx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_401[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zherkx_64(void **cubind_state)
@@ -19015,7 +19015,7 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, "cublasZherkx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19044,7 +19044,7 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherkx_64", (int)cubind_expected, 0);
@@ -19094,7 +19094,7 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymm", (int)cubind_expected, 0);
@@ -19103,7 +19103,7 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
 
 /* How cublasSsymm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_403[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ssymm_64(void **cubind_state)
@@ -19127,7 +19127,7 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cublasSsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19156,7 +19156,7 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ssymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymm_64", (int)cubind_expected, 0);
@@ -19206,7 +19206,7 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymm", (int)cubind_expected, 0);
@@ -19215,7 +19215,7 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
 
 /* How cublasDsymm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_405[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dsymm_64(void **cubind_state)
@@ -19239,7 +19239,7 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, "cublasDsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19268,7 +19268,7 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymm_64", (int)cubind_expected, 1);
@@ -19318,7 +19318,7 @@ static void test_cubind_cublas_csymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymm", (int)cubind_expected, 0);
@@ -19327,7 +19327,7 @@ static void test_cubind_cublas_csymm(void **cubind_state)
 
 /* How cublasCsymm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_407[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_csymm_64(void **cubind_state)
@@ -19351,7 +19351,7 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, "cublasCsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_csymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19380,7 +19380,7 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_csymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymm_64", (int)cubind_expected, 0);
@@ -19430,7 +19430,7 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymm", (int)cubind_expected, 0);
@@ -19439,7 +19439,7 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
 
 /* How cublasZsymm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_409[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zsymm_64(void **cubind_state)
@@ -19463,7 +19463,7 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, "cublasZsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19492,7 +19492,7 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymm_64", (int)cubind_expected, 0);
@@ -19542,7 +19542,7 @@ static void test_cubind_cublas_chemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemm", (int)cubind_expected, 0);
@@ -19551,7 +19551,7 @@ static void test_cubind_cublas_chemm(void **cubind_state)
 
 /* How cublasChemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_411[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_chemm_64(void **cubind_state)
@@ -19575,7 +19575,7 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, "cublasChemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_chemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19604,7 +19604,7 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_chemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemm_64", (int)cubind_expected, 0);
@@ -19654,7 +19654,7 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemm", (int)cubind_expected, 0);
@@ -19663,7 +19663,7 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
 
 /* How cublasZhemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_413[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zhemm_64(void **cubind_state)
@@ -19687,7 +19687,7 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, "cublasZhemm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -19716,7 +19716,7 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zhemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemm_64", (int)cubind_expected, 0);
@@ -19764,7 +19764,7 @@ static void test_cubind_cublas_strsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsm", (int)cubind_expected, 1);
@@ -19773,7 +19773,7 @@ static void test_cubind_cublas_strsm(void **cubind_state)
 
 /* How cublasStrsm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_415[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_strsm_64(void **cubind_state)
@@ -19796,7 +19796,7 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cublasStrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -19824,7 +19824,7 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsm_64", (int)cubind_expected, 0);
@@ -19872,7 +19872,7 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsm", (int)cubind_expected, 0);
@@ -19881,7 +19881,7 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
 
 /* How cublasDtrsm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_417[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtrsm_64(void **cubind_state)
@@ -19904,7 +19904,7 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, "cublasDtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -19932,7 +19932,7 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsm_64", (int)cubind_expected, 0);
@@ -19980,7 +19980,7 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsm", (int)cubind_expected, 0);
@@ -19989,7 +19989,7 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
 
 /* How cublasCtrsm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_419[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctrsm_64(void **cubind_state)
@@ -20012,7 +20012,7 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cublasCtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -20040,7 +20040,7 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsm_64", (int)cubind_expected, 0);
@@ -20088,7 +20088,7 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsm", (int)cubind_expected, 0);
@@ -20097,7 +20097,7 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
 
 /* How cublasZtrsm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_421[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztrsm_64(void **cubind_state)
@@ -20120,7 +20120,7 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cublasZtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
@@ -20148,7 +20148,7 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsm_64", (int)cubind_expected, 0);
@@ -20200,7 +20200,7 @@ static void test_cubind_cublas_strmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmm", (int)cubind_expected, 0);
@@ -20209,7 +20209,7 @@ static void test_cubind_cublas_strmm(void **cubind_state)
 
 /* How cublasStrmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_423[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_strmm_64(void **cubind_state)
@@ -20234,7 +20234,7 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cublasStrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_strmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -20264,7 +20264,7 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmm_64", (int)cubind_expected, 1);
@@ -20316,7 +20316,7 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmm", (int)cubind_expected, 0);
@@ -20325,7 +20325,7 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
 
 /* How cublasDtrmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_425[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtrmm_64(void **cubind_state)
@@ -20350,7 +20350,7 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cublasDtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -20380,7 +20380,7 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmm_64", (int)cubind_expected, 0);
@@ -20432,7 +20432,7 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmm", (int)cubind_expected, 0);
@@ -20441,7 +20441,7 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
 
 /* How cublasCtrmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_427[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctrmm_64(void **cubind_state)
@@ -20466,7 +20466,7 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cublasCtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -20496,7 +20496,7 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmm_64", (int)cubind_expected, 0);
@@ -20548,7 +20548,7 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmm", (int)cubind_expected, 0);
@@ -20557,7 +20557,7 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
 
 /* How cublasZtrmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_429[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztrmm_64(void **cubind_state)
@@ -20582,7 +20582,7 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, "cublasZtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
@@ -20612,7 +20612,7 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmm_64", (int)cubind_expected, 0);
@@ -20666,7 +20666,7 @@ static void test_cubind_cublas_sgemm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmBatched", (int)cubind_expected, 0);
@@ -20675,7 +20675,7 @@ static void test_cubind_cublas_sgemm_batched(void **cubind_state)
 
 /* How cublasSgemmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_431[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
@@ -20701,7 +20701,7 @@ static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, "cublasSgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -20732,7 +20732,7 @@ static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmBatched_64", (int)cubind_expected, 0);
@@ -20786,7 +20786,7 @@ static void test_cubind_cublas_dgemm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmBatched", (int)cubind_expected, 1);
@@ -20795,7 +20795,7 @@ static void test_cubind_cublas_dgemm_batched(void **cubind_state)
 
 /* How cublasDgemmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_433[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
@@ -20821,7 +20821,7 @@ static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cublasDgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -20852,7 +20852,7 @@ static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmBatched_64", (int)cubind_expected, 0);
@@ -20906,7 +20906,7 @@ static void test_cubind_cublas_cgemm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmBatched", (int)cubind_expected, 0);
@@ -20915,7 +20915,7 @@ static void test_cubind_cublas_cgemm_batched(void **cubind_state)
 
 /* How cublasCgemmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_435[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
@@ -20941,7 +20941,7 @@ static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cublasCgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -20972,7 +20972,7 @@ static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmBatched_64", (int)cubind_expected, 0);
@@ -21026,7 +21026,7 @@ static void test_cubind_cublas_cgemm3m_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mBatched", (int)cubind_expected, 0);
@@ -21035,7 +21035,7 @@ static void test_cubind_cublas_cgemm3m_batched(void **cubind_state)
 
 /* How cublasCgemm3mBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_437[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
@@ -21061,7 +21061,7 @@ static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, "cublasCgemm3mBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -21092,7 +21092,7 @@ static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mBatched_64", (int)cubind_expected, 0);
@@ -21146,7 +21146,7 @@ static void test_cubind_cublas_zgemm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmBatched", (int)cubind_expected, 0);
@@ -21155,7 +21155,7 @@ static void test_cubind_cublas_zgemm_batched(void **cubind_state)
 
 /* How cublasZgemmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_439[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
@@ -21181,7 +21181,7 @@ static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, "cublasZgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -21212,7 +21212,7 @@ static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmBatched_64", (int)cubind_expected, 0);
@@ -21272,7 +21272,7 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmStridedBatched", (int)cubind_expected, 0);
@@ -21281,7 +21281,7 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
 
 /* How cublasSgemmStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_441[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
@@ -21310,7 +21310,7 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, "cublasSgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21344,7 +21344,7 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmStridedBatched_64", (int)cubind_expected, 1);
@@ -21404,7 +21404,7 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmStridedBatched", (int)cubind_expected, 0);
@@ -21413,7 +21413,7 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
 
 /* How cublasDgemmStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_443[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
@@ -21442,7 +21442,7 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, "cublasDgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21476,7 +21476,7 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmStridedBatched_64", (int)cubind_expected, 0);
@@ -21536,7 +21536,7 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmStridedBatched", (int)cubind_expected, 0);
@@ -21545,7 +21545,7 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
 
 /* How cublasCgemmStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_445[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
@@ -21574,7 +21574,7 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, "cublasCgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21608,7 +21608,7 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmStridedBatched_64", (int)cubind_expected, 0);
@@ -21668,7 +21668,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mStridedBatched", (int)cubind_expected, 0);
@@ -21677,7 +21677,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
 
 /* How cublasCgemm3mStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_447[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
@@ -21706,7 +21706,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, "cublasCgemm3mStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21740,7 +21740,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgemm3m_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mStridedBatched_64", (int)cubind_expected, 0);
@@ -21800,7 +21800,7 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmStridedBatched", (int)cubind_expected, 0);
@@ -21809,7 +21809,7 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
 
 /* How cublasZgemmStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_449[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
@@ -21838,7 +21838,7 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, "cublasZgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -21872,7 +21872,7 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmStridedBatched_64", (int)cubind_expected, 0);
@@ -21936,7 +21936,7 @@ static void test_cubind_cublas_gemm_batched_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_batched_ex(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmBatchedEx", (int)cubind_expected, 1);
@@ -21945,7 +21945,7 @@ static void test_cubind_cublas_gemm_batched_ex(void **cubind_state)
 
 /* How cublasGemmBatchedEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_451[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
@@ -21976,7 +21976,7 @@ static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, "cublasGemmBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_batched_ex_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
@@ -22012,7 +22012,7 @@ static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_batched_ex_64(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmBatchedEx_64", (int)cubind_expected, 0);
@@ -22082,7 +22082,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_strided_batched_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmStridedBatchedEx", (int)cubind_expected, 0);
@@ -22091,7 +22091,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex(void **cubind_state)
 
 /* How cublasGemmStridedBatchedEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_453[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
@@ -22125,7 +22125,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, "cublasGemmStridedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_strided_batched_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
@@ -22164,7 +22164,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_strided_batched_ex_64(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmStridedBatchedEx_64", (int)cubind_expected, 0);
@@ -22173,7 +22173,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
 
 /* How cublasSgemmGroupedBatched is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_454[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
@@ -22200,7 +22200,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, "cublasSgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -22232,7 +22232,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmGroupedBatched", (int)cubind_expected, 0);
@@ -22241,7 +22241,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
 
 /* How cublasSgemmGroupedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_455[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
@@ -22268,7 +22268,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, "cublasSgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -22300,7 +22300,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmGroupedBatched_64", (int)cubind_expected, 0);
@@ -22309,7 +22309,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
 
 /* How cublasDgemmGroupedBatched is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_456[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
@@ -22336,7 +22336,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, "cublasDgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -22368,7 +22368,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_grouped_batched(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmGroupedBatched", (int)cubind_expected, 0);
@@ -22377,7 +22377,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
 
 /* How cublasDgemmGroupedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_457[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
@@ -22404,7 +22404,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, "cublasDgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
@@ -22436,7 +22436,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgemm_grouped_batched_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmGroupedBatched_64", (int)cubind_expected, 0);
@@ -22445,8 +22445,8 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
 
 /* How cublasGemmGroupedBatchedEx is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_458[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
@@ -22477,7 +22477,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, "cublasGemmGroupedBatchedEx", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_grouped_batched_ex(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -22513,7 +22513,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_grouped_batched_ex(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmGroupedBatchedEx", (int)cubind_expected, 0);
@@ -22522,8 +22522,8 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
 
 /* How cublasGemmGroupedBatchedEx_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_459[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
@@ -22554,7 +22554,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, "cublasGemmGroupedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_grouped_batched_ex_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
@@ -22590,7 +22590,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_gemm_grouped_batched_ex_64(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGemmGroupedBatchedEx_64", (int)cubind_expected, 1);
@@ -22640,7 +22640,7 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeam", (int)cubind_expected, 0);
@@ -22649,7 +22649,7 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
 
 /* How cublasSgeam_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_461[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sgeam_64(void **cubind_state)
@@ -22673,7 +22673,7 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, "cublasSgeam_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -22702,7 +22702,7 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeam_64", (int)cubind_expected, 0);
@@ -22752,7 +22752,7 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeam", (int)cubind_expected, 0);
@@ -22761,7 +22761,7 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
 
 /* How cublasDgeam_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_463[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dgeam_64(void **cubind_state)
@@ -22785,7 +22785,7 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, "cublasDgeam_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -22814,7 +22814,7 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeam_64", (int)cubind_expected, 0);
@@ -22864,7 +22864,7 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeam", (int)cubind_expected, 0);
@@ -22873,7 +22873,7 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
 
 /* How cublasCgeam_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_465[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cgeam_64(void **cubind_state)
@@ -22897,7 +22897,7 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, "cublasCgeam_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -22926,7 +22926,7 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeam_64", (int)cubind_expected, 0);
@@ -22976,7 +22976,7 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeam", (int)cubind_expected, 0);
@@ -22985,7 +22985,7 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
 
 /* How cublasZgeam_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_467[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zgeam_64(void **cubind_state)
@@ -23009,7 +23009,7 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, "cublasZgeam_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
@@ -23038,7 +23038,7 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeam_64", (int)cubind_expected, 0);
@@ -23088,7 +23088,7 @@ static void test_cubind_cublas_strsm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm_batched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsmBatched", (int)cubind_expected, 1);
@@ -23097,7 +23097,7 @@ static void test_cubind_cublas_strsm_batched(void **cubind_state)
 
 /* How cublasStrsmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_469[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
@@ -23121,7 +23121,7 @@ static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, "cublasStrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -23150,7 +23150,7 @@ static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsmBatched_64", (int)cubind_expected, 0);
@@ -23200,7 +23200,7 @@ static void test_cubind_cublas_dtrsm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm_batched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsmBatched", (int)cubind_expected, 0);
@@ -23209,7 +23209,7 @@ static void test_cubind_cublas_dtrsm_batched(void **cubind_state)
 
 /* How cublasDtrsmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_471[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
@@ -23233,7 +23233,7 @@ static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, "cublasDtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -23262,7 +23262,7 @@ static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsmBatched_64", (int)cubind_expected, 0);
@@ -23312,7 +23312,7 @@ static void test_cubind_cublas_ctrsm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm_batched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsmBatched", (int)cubind_expected, 0);
@@ -23321,7 +23321,7 @@ static void test_cubind_cublas_ctrsm_batched(void **cubind_state)
 
 /* How cublasCtrsmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_473[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
@@ -23345,7 +23345,7 @@ static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, "cublasCtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -23374,7 +23374,7 @@ static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsmBatched_64", (int)cubind_expected, 0);
@@ -23424,7 +23424,7 @@ static void test_cubind_cublas_ztrsm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm_batched(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsmBatched", (int)cubind_expected, 0);
@@ -23433,7 +23433,7 @@ static void test_cubind_cublas_ztrsm_batched(void **cubind_state)
 
 /* How cublasZtrsmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_475[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
@@ -23457,7 +23457,7 @@ static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, "cublasZtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
@@ -23486,7 +23486,7 @@ static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrsm_batched_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsmBatched_64", (int)cubind_expected, 0);
@@ -23530,7 +23530,7 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdgmm", (int)cubind_expected, 0);
@@ -23539,7 +23539,7 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
 
 /* How cublasSdgmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_477[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_sdgmm_64(void **cubind_state)
@@ -23560,7 +23560,7 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, "cublasSdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_sdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -23586,7 +23586,7 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdgmm_64", (int)cubind_expected, 1);
@@ -23630,7 +23630,7 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ddgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdgmm", (int)cubind_expected, 0);
@@ -23639,7 +23639,7 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
 
 /* How cublasDdgmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_479[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_ddgmm_64(void **cubind_state)
@@ -23660,7 +23660,7 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, "cublasDdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_ddgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -23686,7 +23686,7 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ddgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdgmm_64", (int)cubind_expected, 0);
@@ -23730,7 +23730,7 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdgmm", (int)cubind_expected, 0);
@@ -23739,7 +23739,7 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
 
 /* How cublasCdgmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_481[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_cdgmm_64(void **cubind_state)
@@ -23760,7 +23760,7 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, "cublasCdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_cdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -23786,7 +23786,7 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdgmm_64", (int)cubind_expected, 0);
@@ -23830,7 +23830,7 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdgmm", (int)cubind_expected, 0);
@@ -23839,7 +23839,7 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
 
 /* How cublasZdgmm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_483[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_zdgmm_64(void **cubind_state)
@@ -23860,7 +23860,7 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, "cublasZdgmm_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_zdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
@@ -23886,7 +23886,7 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdgmm_64", (int)cubind_expected, 0);
@@ -23926,7 +23926,7 @@ static void test_cubind_cublas_smatinv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_smatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSmatinvBatched", (int)cubind_expected, 0);
@@ -23966,7 +23966,7 @@ static void test_cubind_cublas_dmatinv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDmatinvBatched", (int)cubind_expected, 0);
@@ -24006,7 +24006,7 @@ static void test_cubind_cublas_cmatinv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCmatinvBatched", (int)cubind_expected, 1);
@@ -24046,7 +24046,7 @@ static void test_cubind_cublas_zmatinv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZmatinvBatched", (int)cubind_expected, 0);
@@ -24086,7 +24086,7 @@ static void test_cubind_cublas_sgeqrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeqrfBatched", (int)cubind_expected, 0);
@@ -24126,7 +24126,7 @@ static void test_cubind_cublas_dgeqrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeqrfBatched", (int)cubind_expected, 0);
@@ -24166,7 +24166,7 @@ static void test_cubind_cublas_cgeqrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeqrfBatched", (int)cubind_expected, 0);
@@ -24206,7 +24206,7 @@ static void test_cubind_cublas_zgeqrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeqrfBatched", (int)cubind_expected, 0);
@@ -24254,7 +24254,7 @@ static void test_cubind_cublas_sgels_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgelsBatched", (int)cubind_expected, 0);
@@ -24302,7 +24302,7 @@ static void test_cubind_cublas_dgels_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgelsBatched", (int)cubind_expected, 0);
@@ -24350,7 +24350,7 @@ static void test_cubind_cublas_cgels_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgelsBatched", (int)cubind_expected, 0);
@@ -24398,7 +24398,7 @@ static void test_cubind_cublas_zgels_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgelsBatched", (int)cubind_expected, 1);
@@ -24434,7 +24434,7 @@ static void test_cubind_cublas_stpttr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_stpttr(handle, uplo, n, AP, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpttr", (int)cubind_expected, 0);
@@ -24470,7 +24470,7 @@ static void test_cubind_cublas_dtpttr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtpttr(handle, uplo, n, AP, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpttr", (int)cubind_expected, 0);
@@ -24506,7 +24506,7 @@ static void test_cubind_cublas_ctpttr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctpttr(handle, uplo, n, AP, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpttr", (int)cubind_expected, 0);
@@ -24542,7 +24542,7 @@ static void test_cubind_cublas_ztpttr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztpttr(handle, uplo, n, AP, A, lda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpttr", (int)cubind_expected, 0);
@@ -24578,7 +24578,7 @@ static void test_cubind_cublas_strttp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_strttp(handle, uplo, n, A, lda, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrttp", (int)cubind_expected, 0);
@@ -24614,7 +24614,7 @@ static void test_cubind_cublas_dtrttp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dtrttp(handle, uplo, n, A, lda, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrttp", (int)cubind_expected, 0);
@@ -24650,7 +24650,7 @@ static void test_cubind_cublas_ctrttp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ctrttp(handle, uplo, n, A, lda, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrttp", (int)cubind_expected, 0);
@@ -24686,7 +24686,7 @@ static void test_cubind_cublas_ztrttp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_ztrttp(handle, uplo, n, A, lda, AP);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrttp", (int)cubind_expected, 0);
@@ -24724,7 +24724,7 @@ static void test_cubind_cublas_sgetrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgetrf_batched(handle, n, A, lda, P, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetrfBatched", (int)cubind_expected, 1);
@@ -24762,7 +24762,7 @@ static void test_cubind_cublas_dgetrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgetrf_batched(handle, n, A, lda, P, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetrfBatched", (int)cubind_expected, 0);
@@ -24800,7 +24800,7 @@ static void test_cubind_cublas_cgetrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgetrf_batched(handle, n, A, lda, P, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetrfBatched", (int)cubind_expected, 0);
@@ -24838,7 +24838,7 @@ static void test_cubind_cublas_zgetrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgetrf_batched(handle, n, A, lda, P, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetrfBatched", (int)cubind_expected, 0);
@@ -24880,7 +24880,7 @@ static void test_cubind_cublas_sgetri_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetriBatched", (int)cubind_expected, 0);
@@ -24922,7 +24922,7 @@ static void test_cubind_cublas_dgetri_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetriBatched", (int)cubind_expected, 0);
@@ -24964,7 +24964,7 @@ static void test_cubind_cublas_cgetri_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetriBatched", (int)cubind_expected, 0);
@@ -25006,7 +25006,7 @@ static void test_cubind_cublas_zgetri_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetriBatched", (int)cubind_expected, 0);
@@ -25052,7 +25052,7 @@ static void test_cubind_cublas_sgetrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_sgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetrsBatched", (int)cubind_expected, 0);
@@ -25098,7 +25098,7 @@ static void test_cubind_cublas_dgetrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_dgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetrsBatched", (int)cubind_expected, 1);
@@ -25144,7 +25144,7 @@ static void test_cubind_cublas_cgetrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_cgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetrsBatched", (int)cubind_expected, 0);
@@ -25190,7 +25190,7 @@ static void test_cubind_cublas_zgetrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_zgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetrsBatched", (int)cubind_expected, 0);
@@ -25250,7 +25250,7 @@ static void test_cubind_cublas_uint8gemm_bias(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_uint8gemm_bias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasUint8gemmBias", (int)cubind_expected, 0);
@@ -25300,7 +25300,7 @@ static void test_cubind_cublas_hsh_gemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSHgemvBatched", (int)cubind_expected, 0);
@@ -25309,7 +25309,7 @@ static void test_cubind_cublas_hsh_gemv_batched(void **cubind_state)
 
 /* How cublasHSHgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_518[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
@@ -25333,7 +25333,7 @@ static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, "cublasHSHgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25362,7 +25362,7 @@ static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSHgemvBatched_64", (int)cubind_expected, 0);
@@ -25412,7 +25412,7 @@ static void test_cubind_cublas_hss_gemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvBatched", (int)cubind_expected, 0);
@@ -25421,7 +25421,7 @@ static void test_cubind_cublas_hss_gemv_batched(void **cubind_state)
 
 /* How cublasHSSgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_520[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
@@ -25445,7 +25445,7 @@ static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, "cublasHSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25474,7 +25474,7 @@ static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvBatched_64", (int)cubind_expected, 0);
@@ -25524,7 +25524,7 @@ static void test_cubind_cublas_tst_gemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSTgemvBatched", (int)cubind_expected, 0);
@@ -25533,7 +25533,7 @@ static void test_cubind_cublas_tst_gemv_batched(void **cubind_state)
 
 /* How cublasTSTgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_522[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
@@ -25557,7 +25557,7 @@ static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, "cublasTSTgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25586,7 +25586,7 @@ static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSTgemvBatched_64", (int)cubind_expected, 1);
@@ -25636,7 +25636,7 @@ static void test_cubind_cublas_tss_gemv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_batched(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvBatched", (int)cubind_expected, 0);
@@ -25645,7 +25645,7 @@ static void test_cubind_cublas_tss_gemv_batched(void **cubind_state)
 
 /* How cublasTSSgemvBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_524[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
@@ -25669,7 +25669,7 @@ static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, "cublasTSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
@@ -25698,7 +25698,7 @@ static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_batched_64(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvBatched_64", (int)cubind_expected, 0);
@@ -25754,7 +25754,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSHgemvStridedBatched", (int)cubind_expected, 0);
@@ -25763,7 +25763,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched(void **cubind_state)
 
 /* How cublasHSHgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_526[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
@@ -25790,7 +25790,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, "cublasHSHgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -25822,7 +25822,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hsh_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSHgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -25878,7 +25878,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvStridedBatched", (int)cubind_expected, 0);
@@ -25887,7 +25887,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
 
 /* How cublasHSSgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_528[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
@@ -25914,7 +25914,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, "cublasHSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -25946,7 +25946,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -26002,7 +26002,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSTgemvStridedBatched", (int)cubind_expected, 0);
@@ -26011,7 +26011,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched(void **cubind_state)
 
 /* How cublasTSTgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_530[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
@@ -26038,7 +26038,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, "cublasTSTgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -26070,7 +26070,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tst_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSTgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -26126,7 +26126,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvStridedBatched", (int)cubind_expected, 1);
@@ -26135,7 +26135,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
 
 /* How cublasTSSgemvStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_532[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
@@ -26162,7 +26162,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, "cublasTSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
@@ -26194,7 +26194,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_tss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvStridedBatched_64", (int)cubind_expected, 0);
@@ -26246,7 +26246,7 @@ static void test_cubind_cublas_hgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemm", (int)cubind_expected, 0);
@@ -26255,7 +26255,7 @@ static void test_cubind_cublas_hgemm(void **cubind_state)
 
 /* How cublasHgemm_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_534[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hgemm_64(void **cubind_state)
@@ -26280,7 +26280,7 @@ static void test_cubind_cublas_hgemm_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, "cublasHgemm_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -26310,7 +26310,7 @@ static void test_cubind_cublas_hgemm_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemm_64", (int)cubind_expected, 0);
@@ -26364,7 +26364,7 @@ static void test_cubind_cublas_hgemm_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_batched(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemmBatched", (int)cubind_expected, 0);
@@ -26373,7 +26373,7 @@ static void test_cubind_cublas_hgemm_batched(void **cubind_state)
 
 /* How cublasHgemmBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_536[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
@@ -26399,7 +26399,7 @@ static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, "cublasHgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
@@ -26430,7 +26430,7 @@ static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_batched_64(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemmBatched_64", (int)cubind_expected, 0);
@@ -26490,7 +26490,7 @@ static void test_cubind_cublas_hgemm_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemmStridedBatched", (int)cubind_expected, 0);
@@ -26499,7 +26499,7 @@ static void test_cubind_cublas_hgemm_strided_batched(void **cubind_state)
 
 /* How cublasHgemmStridedBatched_64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_538[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
@@ -26528,7 +26528,7 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, "cublasHgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
@@ -26562,7 +26562,7 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublas_hgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHgemmStridedBatched_64", (int)cubind_expected, 0);
@@ -26588,7 +26588,7 @@ static void test_cubind_cublasXt_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCreate", (int)cubind_expected, 0);
@@ -26614,7 +26614,7 @@ static void test_cubind_cublasXt_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDestroy", (int)cubind_expected, 1);
@@ -26644,7 +26644,7 @@ static void test_cubind_cublasXt_get_num_boards(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_get_num_boards(nbDevices, deviceId, nbBoards);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetNumBoards", (int)cubind_expected, 0);
@@ -26670,7 +26670,7 @@ static void test_cubind_cublasXt_max_boards(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_max_boards(nbGpuBoards);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtMaxBoards", (int)cubind_expected, 0);
@@ -26700,7 +26700,7 @@ static void test_cubind_cublasXt_device_select(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_device_select(handle, nbDevices, deviceId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDeviceSelect", (int)cubind_expected, 0);
@@ -26728,7 +26728,7 @@ static void test_cubind_cublasXt_set_block_dim(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_set_block_dim(handle, blockDim);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSetBlockDim", (int)cubind_expected, 0);
@@ -26756,7 +26756,7 @@ static void test_cubind_cublasXt_get_block_dim(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_get_block_dim(handle, blockDim);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetBlockDim", (int)cubind_expected, 0);
@@ -26784,7 +26784,7 @@ static void test_cubind_cublasXt_get_pinning_mem_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_get_pinning_mem_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetPinningMemMode", (int)cubind_expected, 0);
@@ -26812,7 +26812,7 @@ static void test_cubind_cublasXt_set_pinning_mem_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_set_pinning_mem_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSetPinningMemMode", (int)cubind_expected, 0);
@@ -26844,7 +26844,7 @@ static void test_cubind_cublasXt_set_cpu_routine(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_set_cpu_routine(handle, blasOp, type, blasFunctor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSetCpuRoutine", (int)cubind_expected, 0);
@@ -26876,7 +26876,7 @@ static void test_cubind_cublasXt_set_cpu_ratio(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_set_cpu_ratio(handle, blasOp, type, ratio);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSetCpuRatio", (int)cubind_expected, 1);
@@ -26928,7 +26928,7 @@ static void test_cubind_cublasXt_sgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_sgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSgemm", (int)cubind_expected, 0);
@@ -26980,7 +26980,7 @@ static void test_cubind_cublasXt_dgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDgemm", (int)cubind_expected, 0);
@@ -27032,7 +27032,7 @@ static void test_cubind_cublasXt_cgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_cgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCgemm", (int)cubind_expected, 0);
@@ -27084,7 +27084,7 @@ static void test_cubind_cublasXt_zgemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZgemm", (int)cubind_expected, 0);
@@ -27130,7 +27130,7 @@ static void test_cubind_cublasXt_ssyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ssyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyrk", (int)cubind_expected, 0);
@@ -27176,7 +27176,7 @@ static void test_cubind_cublasXt_dsyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyrk", (int)cubind_expected, 0);
@@ -27222,7 +27222,7 @@ static void test_cubind_cublasXt_csyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_csyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyrk", (int)cubind_expected, 0);
@@ -27268,7 +27268,7 @@ static void test_cubind_cublasXt_zsyrk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyrk", (int)cubind_expected, 0);
@@ -27314,7 +27314,7 @@ static void test_cubind_cublasXt_cherk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_cherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCherk", (int)cubind_expected, 1);
@@ -27360,7 +27360,7 @@ static void test_cubind_cublasXt_zherk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZherk", (int)cubind_expected, 0);
@@ -27410,7 +27410,7 @@ static void test_cubind_cublasXt_ssyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ssyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyr2k", (int)cubind_expected, 0);
@@ -27460,7 +27460,7 @@ static void test_cubind_cublasXt_dsyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyr2k", (int)cubind_expected, 0);
@@ -27510,7 +27510,7 @@ static void test_cubind_cublasXt_csyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_csyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyr2k", (int)cubind_expected, 0);
@@ -27560,7 +27560,7 @@ static void test_cubind_cublasXt_zsyr2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyr2k", (int)cubind_expected, 0);
@@ -27610,7 +27610,7 @@ static void test_cubind_cublasXt_cherkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_cherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCherkx", (int)cubind_expected, 0);
@@ -27660,7 +27660,7 @@ static void test_cubind_cublasXt_zherkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZherkx", (int)cubind_expected, 0);
@@ -27708,7 +27708,7 @@ static void test_cubind_cublasXt_strsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_strsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtStrsm", (int)cubind_expected, 0);
@@ -27756,7 +27756,7 @@ static void test_cubind_cublasXt_dtrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDtrsm", (int)cubind_expected, 1);
@@ -27804,7 +27804,7 @@ static void test_cubind_cublasXt_ctrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ctrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCtrsm", (int)cubind_expected, 0);
@@ -27852,7 +27852,7 @@ static void test_cubind_cublasXt_ztrsm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ztrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZtrsm", (int)cubind_expected, 0);
@@ -27902,7 +27902,7 @@ static void test_cubind_cublasXt_ssymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ssymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsymm", (int)cubind_expected, 0);
@@ -27952,7 +27952,7 @@ static void test_cubind_cublasXt_dsymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsymm", (int)cubind_expected, 0);
@@ -28002,7 +28002,7 @@ static void test_cubind_cublasXt_csymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_csymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsymm", (int)cubind_expected, 0);
@@ -28052,7 +28052,7 @@ static void test_cubind_cublasXt_zsymm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsymm", (int)cubind_expected, 0);
@@ -28102,7 +28102,7 @@ static void test_cubind_cublasXt_chemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_chemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtChemm", (int)cubind_expected, 0);
@@ -28152,7 +28152,7 @@ static void test_cubind_cublasXt_zhemm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZhemm", (int)cubind_expected, 0);
@@ -28202,7 +28202,7 @@ static void test_cubind_cublasXt_ssyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ssyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyrkx", (int)cubind_expected, 1);
@@ -28252,7 +28252,7 @@ static void test_cubind_cublasXt_dsyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyrkx", (int)cubind_expected, 0);
@@ -28302,7 +28302,7 @@ static void test_cubind_cublasXt_csyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_csyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyrkx", (int)cubind_expected, 0);
@@ -28352,7 +28352,7 @@ static void test_cubind_cublasXt_zsyrkx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyrkx", (int)cubind_expected, 0);
@@ -28402,7 +28402,7 @@ static void test_cubind_cublasXt_cher2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_cher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCher2k", (int)cubind_expected, 0);
@@ -28452,7 +28452,7 @@ static void test_cubind_cublasXt_zher2k(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZher2k", (int)cubind_expected, 0);
@@ -28500,7 +28500,7 @@ static void test_cubind_cublasXt_sspmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_sspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSspmm", (int)cubind_expected, 0);
@@ -28548,7 +28548,7 @@ static void test_cubind_cublasXt_dspmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDspmm", (int)cubind_expected, 0);
@@ -28596,7 +28596,7 @@ static void test_cubind_cublasXt_cspmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_cspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCspmm", (int)cubind_expected, 0);
@@ -28644,7 +28644,7 @@ static void test_cubind_cublasXt_zspmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_zspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZspmm", (int)cubind_expected, 1);
@@ -28696,7 +28696,7 @@ static void test_cubind_cublasXt_strmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_strmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtStrmm", (int)cubind_expected, 0);
@@ -28748,7 +28748,7 @@ static void test_cubind_cublasXt_dtrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_dtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDtrmm", (int)cubind_expected, 0);
@@ -28800,7 +28800,7 @@ static void test_cubind_cublasXt_ctrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ctrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCtrmm", (int)cubind_expected, 0);
@@ -28852,7 +28852,7 @@ static void test_cubind_cublasXt_ztrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasXt_ztrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZtrmm", (int)cubind_expected, 0);

@@ -64,7 +64,7 @@ static void test_cubind_cublasLt_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_create(lightHandle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)cubind_expected, 1);
@@ -90,7 +90,7 @@ static void test_cubind_cublasLt_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_destroy(lightHandle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtDestroy", (int)cubind_expected, 0);
@@ -116,7 +116,7 @@ static void test_cubind_cublasLt_get_status_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_get_status_name(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -142,7 +142,7 @@ static void test_cubind_cublasLt_get_status_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_get_status_string(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -166,7 +166,7 @@ static void test_cubind_cublasLt_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_get_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -190,7 +190,7 @@ static void test_cubind_cublasLt_get_cudart_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_get_cudart_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -218,7 +218,7 @@ static void test_cubind_cublasLt_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtGetProperty", (int)cubind_expected, 0);
@@ -244,7 +244,7 @@ static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cublasLt_heuristics_cache_get_capacity(capacity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)cubind_expected, 0);
@@ -270,7 +270,7 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cublasLt_heuristics_cache_set_capacity(capacity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheSetCapacity", (int)cubind_expected, 0);
@@ -279,7 +279,7 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
 
 /* How cublasLtDisableCpuInstructionsSetMask is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_9[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind_state)
@@ -291,7 +291,7 @@ static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "cublasLtDisableCpuInstructionsSetMask", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
@@ -307,7 +307,7 @@ static void test_cubind_cublasLt_disable_cpu_instructions_set_mask(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cublasLt_disable_cpu_instructions_set_mask(mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (unsigned int)cubind_expected);
         cubind_test_assert_no_error();
@@ -363,7 +363,7 @@ static void test_cubind_cublasLt_matmul(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)cubind_expected, 0);
@@ -409,7 +409,7 @@ static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)cubind_expected, 0);
@@ -445,7 +445,7 @@ static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_layout_init_internal(matLayout, size, type, rows, cols, ld);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)cubind_expected, 0);
@@ -479,7 +479,7 @@ static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_layout_create(matLayout, type, rows, cols, ld);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)cubind_expected, 0);
@@ -505,7 +505,7 @@ static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_layout_destroy(matLayout);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)cubind_expected, 0);
@@ -537,7 +537,7 @@ static void test_cubind_cublasLt_matrix_layout_set_attribute(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_layout_set_attribute(matLayout, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)cubind_expected, 0);
@@ -571,7 +571,7 @@ static void test_cubind_cublasLt_matrix_layout_get_attribute(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_layout_get_attribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)cubind_expected, 0);
@@ -603,7 +603,7 @@ static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_desc_init_internal(matmulDesc, size, computeType, scaleType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)cubind_expected, 0);
@@ -633,7 +633,7 @@ static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_desc_create(matmulDesc, computeType, scaleType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)cubind_expected, 1);
@@ -659,7 +659,7 @@ static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_desc_destroy(matmulDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)cubind_expected, 0);
@@ -691,7 +691,7 @@ static void test_cubind_cublasLt_matmul_desc_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_desc_set_attribute(matmulDesc, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)cubind_expected, 0);
@@ -725,7 +725,7 @@ static void test_cubind_cublasLt_matmul_desc_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_desc_get_attribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)cubind_expected, 0);
@@ -755,7 +755,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, size, scaleType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)cubind_expected, 0);
@@ -783,7 +783,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform_desc_create(transformDesc, scaleType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)cubind_expected, 0);
@@ -809,7 +809,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform_desc_destroy(transformDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)cubind_expected, 0);
@@ -841,7 +841,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform_desc_set_attribute(transformDesc, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)cubind_expected, 0);
@@ -875,7 +875,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matrix_transform_desc_get_attribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)cubind_expected, 0);
@@ -884,8 +884,8 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
 
 /* How cublasLtEmulationDescInit_internal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_state)
@@ -898,7 +898,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cublasLtEmulationDescInit_internal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
@@ -916,7 +916,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)cubind_expected, 1);
@@ -925,8 +925,8 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
 
 /* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_28[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
@@ -938,7 +938,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 2, "cublasLtEmulationDescCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
@@ -955,7 +955,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)cubind_expected, 0);
@@ -964,8 +964,8 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
 
 /* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_29[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
@@ -977,7 +977,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 2, "cublasLtEmulationDescDestroy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
@@ -994,7 +994,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)cubind_expected, 0);
@@ -1003,8 +1003,8 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
 
 /* How cublasLtEmulationDescSetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_30[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_state)
@@ -1019,7 +1019,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 2, "cublasLtEmulationDescSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
@@ -1039,7 +1039,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)cubind_expected, 0);
@@ -1048,8 +1048,8 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
 
 /* How cublasLtEmulationDescGetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_31[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_state)
@@ -1065,7 +1065,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 2, "cublasLtEmulationDescGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
@@ -1086,7 +1086,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)cubind_expected, 0);
@@ -1095,7 +1095,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
 
 /* How cublasLtMatmulPreferenceInit_internal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_32[] = {
-    {"11.8", 3, "cublasLtMatmulPreferenceInit_internal"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cublasLtMatmulPreferenceInit_internal"},
 };
 
 static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_state)
@@ -1108,7 +1108,7 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cublasLtMatmulPreferenceInit_internal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
@@ -1126,7 +1126,7 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)cubind_expected, 0);
@@ -1152,7 +1152,7 @@ static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_create(pref);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)cubind_expected, 0);
@@ -1178,7 +1178,7 @@ static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_destroy(pref);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)cubind_expected, 0);
@@ -1210,7 +1210,7 @@ static void test_cubind_cublasLt_matmul_preference_set_attribute(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_set_attribute(pref, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)cubind_expected, 0);
@@ -1244,7 +1244,7 @@ static void test_cubind_cublasLt_matmul_preference_get_attribute(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_preference_get_attribute(pref, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)cubind_expected, 1);
@@ -1288,7 +1288,7 @@ static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_get_heuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)cubind_expected, 0);
@@ -1332,7 +1332,7 @@ static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_get_ids(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)cubind_expected, 0);
@@ -1374,7 +1374,7 @@ static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_init(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)cubind_expected, 0);
@@ -1414,7 +1414,7 @@ static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_check(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)cubind_expected, 0);
@@ -1448,7 +1448,7 @@ static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_cap_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)cubind_expected, 0);
@@ -1480,7 +1480,7 @@ static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_config_set_attribute(algo, attr, buf, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)cubind_expected, 0);
@@ -1514,7 +1514,7 @@ static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cublasLt_matmul_algo_config_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)cubind_expected, 0);
@@ -1540,7 +1540,7 @@ static void test_cubind_cublasLt_logger_set_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_set_callback(callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetCallback", (int)cubind_expected, 0);
@@ -1566,7 +1566,7 @@ static void test_cubind_cublasLt_logger_set_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_set_file(file);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)cubind_expected, 1);
@@ -1592,7 +1592,7 @@ static void test_cubind_cublasLt_logger_open_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_open_file(logFile);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerOpenFile", (int)cubind_expected, 0);
@@ -1618,7 +1618,7 @@ static void test_cubind_cublasLt_logger_set_level(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_set_level(level);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetLevel", (int)cubind_expected, 0);
@@ -1644,7 +1644,7 @@ static void test_cubind_cublasLt_logger_set_mask(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_set_mask(mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetMask", (int)cubind_expected, 0);
@@ -1668,7 +1668,7 @@ static void test_cubind_cublasLt_logger_force_disable(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cublasLt_logger_force_disable();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerForceDisable", (int)cubind_expected, 0);

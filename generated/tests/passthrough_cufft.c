@@ -70,7 +70,7 @@ static void test_cubind_cufft_plan1d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_plan1d(plan, nx, type, batch);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)cubind_expected, 0);
@@ -102,7 +102,7 @@ static void test_cubind_cufft_plan2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_plan2d(plan, nx, ny, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)cubind_expected, 0);
@@ -136,7 +136,7 @@ static void test_cubind_cufft_plan3d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_plan3d(plan, nx, ny, nz, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)cubind_expected, 0);
@@ -182,7 +182,7 @@ static void test_cubind_cufft_plan_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)cubind_expected, 0);
@@ -216,7 +216,7 @@ static void test_cubind_cufft_make_plan1d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_make_plan1d(plan, nx, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)cubind_expected, 1);
@@ -250,7 +250,7 @@ static void test_cubind_cufft_make_plan2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_make_plan2d(plan, nx, ny, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)cubind_expected, 0);
@@ -286,7 +286,7 @@ static void test_cubind_cufft_make_plan3d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_make_plan3d(plan, nx, ny, nz, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)cubind_expected, 1);
@@ -334,7 +334,7 @@ static void test_cubind_cufft_make_plan_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_make_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)cubind_expected, 0);
@@ -382,7 +382,7 @@ static void test_cubind_cufft_make_plan_many64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_make_plan_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)cubind_expected, 0);
@@ -430,7 +430,7 @@ static void test_cubind_cufft_get_size_many64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)cubind_expected, 0);
@@ -462,7 +462,7 @@ static void test_cubind_cufft_estimate1d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_estimate1d(nx, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)cubind_expected, 0);
@@ -494,7 +494,7 @@ static void test_cubind_cufft_estimate2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_estimate2d(nx, ny, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)cubind_expected, 0);
@@ -528,7 +528,7 @@ static void test_cubind_cufft_estimate3d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_estimate3d(nx, ny, nz, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)cubind_expected, 0);
@@ -574,7 +574,7 @@ static void test_cubind_cufft_estimate_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_estimate_many(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)cubind_expected, 0);
@@ -600,7 +600,7 @@ static void test_cubind_cufft_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)cubind_expected, 0);
@@ -634,7 +634,7 @@ static void test_cubind_cufft_get_size1d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size1d(handle, nx, type, batch, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)cubind_expected, 0);
@@ -668,7 +668,7 @@ static void test_cubind_cufft_get_size2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size2d(handle, nx, ny, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)cubind_expected, 0);
@@ -704,7 +704,7 @@ static void test_cubind_cufft_get_size3d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size3d(handle, nx, ny, nz, type, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)cubind_expected, 0);
@@ -752,7 +752,7 @@ static void test_cubind_cufft_get_size_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size_many(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)cubind_expected, 0);
@@ -780,7 +780,7 @@ static void test_cubind_cufft_get_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_size(handle, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)cubind_expected, 0);
@@ -808,7 +808,7 @@ static void test_cubind_cufft_set_work_area(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_set_work_area(plan, workArea);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetWorkArea", (int)cubind_expected, 0);
@@ -836,7 +836,7 @@ static void test_cubind_cufft_set_auto_allocation(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_set_auto_allocation(plan, autoAllocate);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetAutoAllocation", (int)cubind_expected, 1);
@@ -868,7 +868,7 @@ static void test_cubind_cufft_exec_c2c(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_c2c(plan, idata, odata, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)cubind_expected, 0);
@@ -898,7 +898,7 @@ static void test_cubind_cufft_exec_r2c(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_r2c(plan, idata, odata);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)cubind_expected, 1);
@@ -928,7 +928,7 @@ static void test_cubind_cufft_exec_c2r(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_c2r(plan, idata, odata);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)cubind_expected, 0);
@@ -960,7 +960,7 @@ static void test_cubind_cufft_exec_z2z(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_z2z(plan, idata, odata, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)cubind_expected, 0);
@@ -990,7 +990,7 @@ static void test_cubind_cufft_exec_d2z(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_d2z(plan, idata, odata);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)cubind_expected, 0);
@@ -1020,7 +1020,7 @@ static void test_cubind_cufft_exec_z2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_exec_z2d(plan, idata, odata);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)cubind_expected, 0);
@@ -1048,7 +1048,7 @@ static void test_cubind_cufft_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_set_stream(plan, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetStream", (int)cubind_expected, 0);
@@ -1074,7 +1074,7 @@ static void test_cubind_cufft_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_destroy(plan);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftDestroy", (int)cubind_expected, 0);
@@ -1100,7 +1100,7 @@ static void test_cubind_cufft_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_version(version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)cubind_expected, 0);
@@ -1128,7 +1128,7 @@ static void test_cubind_cufft_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetProperty", (int)cubind_expected, 0);
@@ -1137,7 +1137,7 @@ static void test_cubind_cufft_get_property(void **cubind_state)
 
 /* How cufftSetPlanPropertyInt64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_32[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
@@ -1151,7 +1151,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cufftSetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
@@ -1170,7 +1170,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_set_plan_property_int64(plan, property, inputValueInt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftSetPlanPropertyInt64", (int)cubind_expected, 0);
@@ -1179,7 +1179,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
 
 /* How cufftGetPlanPropertyInt64 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_33[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
@@ -1193,7 +1193,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, "cufftGetPlanPropertyInt64", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
@@ -1212,7 +1212,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)cubind_expected, 0);
@@ -1221,7 +1221,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
 
 /* How cufftResetPlanProperty is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_34[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cufft_reset_plan_property(void **cubind_state)
@@ -1234,7 +1234,7 @@ static void test_cubind_cufft_reset_plan_property(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cufftResetPlanProperty", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cufft_reset_plan_property(plan, property);
@@ -1252,7 +1252,7 @@ static void test_cubind_cufft_reset_plan_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_reset_plan_property(plan, property);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftResetPlanProperty", (int)cubind_expected, 0);
@@ -1282,7 +1282,7 @@ static void test_cubind_cufft_xt_set_gpus(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_gpus(handle, nGPUs, whichGPUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)cubind_expected, 0);
@@ -1312,7 +1312,7 @@ static void test_cubind_cufft_xt_malloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_malloc(plan, descriptor, format);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)cubind_expected, 0);
@@ -1344,7 +1344,7 @@ static void test_cubind_cufft_xt_memcpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_memcpy(plan, dstPointer, srcPointer, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMemcpy", (int)cubind_expected, 0);
@@ -1370,7 +1370,7 @@ static void test_cubind_cufft_xt_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_free(descriptor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)cubind_expected, 1);
@@ -1398,7 +1398,7 @@ static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_work_area(plan, workArea);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)cubind_expected, 0);
@@ -1430,7 +1430,7 @@ static void test_cubind_cufft_xt_exec_descriptor_c2c(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_c2c(plan, input, output, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)cubind_expected, 1);
@@ -1460,7 +1460,7 @@ static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_r2c(plan, input, output);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)cubind_expected, 0);
@@ -1490,7 +1490,7 @@ static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_c2r(plan, input, output);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)cubind_expected, 0);
@@ -1522,7 +1522,7 @@ static void test_cubind_cufft_xt_exec_descriptor_z2z(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_z2z(plan, input, output, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)cubind_expected, 0);
@@ -1552,7 +1552,7 @@ static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_d2z(plan, input, output);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)cubind_expected, 0);
@@ -1582,7 +1582,7 @@ static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor_z2d(plan, input, output);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)cubind_expected, 0);
@@ -1612,7 +1612,7 @@ static void test_cubind_cufft_xt_query_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_query_plan(plan, queryStruct, queryType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtQueryPlan", (int)cubind_expected, 0);
@@ -1644,7 +1644,7 @@ static void test_cubind_cufft_xt_set_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_callback(plan, callback_routine, cbType, caller_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)cubind_expected, 0);
@@ -1672,7 +1672,7 @@ static void test_cubind_cufft_xt_clear_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_clear_callback(plan, cbType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtClearCallback", (int)cubind_expected, 0);
@@ -1702,7 +1702,7 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_callback_shared_size(plan, cbType, sharedSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallbackSharedSize", (int)cubind_expected, 0);
@@ -1711,8 +1711,8 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
 
 /* How cufftXtSetJITCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_50[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
@@ -1729,7 +1729,7 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_50, 2, "cufftXtSetJITCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
@@ -1751,7 +1751,7 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)cubind_expected, 0);
@@ -1803,7 +1803,7 @@ static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_make_plan_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)cubind_expected, 0);
@@ -1855,7 +1855,7 @@ static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_get_size_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)cubind_expected, 0);
@@ -1887,7 +1887,7 @@ static void test_cubind_cufft_xt_exec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec(plan, input, output, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExec", (int)cubind_expected, 0);
@@ -1919,7 +1919,7 @@ static void test_cubind_cufft_xt_exec_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_exec_descriptor(plan, input, output, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)cubind_expected, 0);
@@ -1949,7 +1949,7 @@ static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cufft_xt_set_work_area_policy(plan, policy, workSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)cubind_expected, 1);

@@ -66,7 +66,7 @@ static void test_cubind_cusolver_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolver_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverGetProperty", (int)cubind_expected, 1);
@@ -92,7 +92,7 @@ static void test_cubind_cusolver_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolver_get_version(version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverGetVersion", (int)cubind_expected, 0);
@@ -118,7 +118,7 @@ static void test_cubind_cusolverDn_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreate", (int)cubind_expected, 0);
@@ -144,7 +144,7 @@ static void test_cubind_cusolverDn_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDestroy", (int)cubind_expected, 0);
@@ -172,7 +172,7 @@ static void test_cubind_cusolverDn_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSetStream", (int)cubind_expected, 0);
@@ -200,7 +200,7 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetStream", (int)cubind_expected, 0);
@@ -209,7 +209,7 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
 
 /* How cusolverDnSetDeterministicMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_6[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
@@ -222,7 +222,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "cusolverDnSetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_deterministic_mode(handle, mode);
@@ -240,7 +240,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_deterministic_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSetDeterministicMode", (int)cubind_expected, 0);
@@ -249,7 +249,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
 
 /* How cusolverDnGetDeterministicMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_7[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
@@ -262,7 +262,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "cusolverDnGetDeterministicMode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_deterministic_mode(handle, mode);
@@ -280,7 +280,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_deterministic_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetDeterministicMode", (int)cubind_expected, 0);
@@ -289,8 +289,8 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
 
 /* How cusolverDnSetMathMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_8[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
@@ -303,7 +303,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 2, "cusolverDnSetMathMode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_math_mode(handle, mode);
@@ -321,7 +321,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_math_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSetMathMode", (int)cubind_expected, 0);
@@ -330,8 +330,8 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
 
 /* How cusolverDnGetMathMode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_9[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
@@ -344,7 +344,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 2, "cusolverDnGetMathMode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_math_mode(handle, mode);
@@ -362,7 +362,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_math_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetMathMode", (int)cubind_expected, 0);
@@ -371,8 +371,8 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
 
 /* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_10[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
@@ -385,7 +385,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 2, "cusolverDnSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_emulation_strategy(handle, strategy);
@@ -403,7 +403,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_emulation_strategy(handle, strategy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSetEmulationStrategy", (int)cubind_expected, 0);
@@ -412,8 +412,8 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
 
 /* How cusolverDnGetEmulationStrategy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_11[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
@@ -426,7 +426,7 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 2, "cusolverDnGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_emulation_strategy(handle, strategy);
@@ -444,7 +444,7 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_get_emulation_strategy(handle, strategy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetEmulationStrategy", (int)cubind_expected, 0);
@@ -470,7 +470,7 @@ static void test_cubind_cusolverDn_irs_params_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_create(params_ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsCreate", (int)cubind_expected, 0);
@@ -496,7 +496,7 @@ static void test_cubind_cusolverDn_irs_params_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_destroy(params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsDestroy", (int)cubind_expected, 0);
@@ -524,7 +524,7 @@ static void test_cubind_cusolverDn_irs_params_set_refinement_solver(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_refinement_solver(params, refinement_solver);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetRefinementSolver", (int)cubind_expected, 0);
@@ -552,7 +552,7 @@ static void test_cubind_cusolverDn_irs_params_set_solver_main_precision(void **c
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_solver_main_precision(params, solver_main_precision);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetSolverMainPrecision", (int)cubind_expected, 0);
@@ -580,7 +580,7 @@ static void test_cubind_cusolverDn_irs_params_set_solver_lowest_precision(void *
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_solver_lowest_precision(params, solver_lowest_precision);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetSolverLowestPrecision", (int)cubind_expected, 0);
@@ -610,7 +610,7 @@ static void test_cubind_cusolverDn_irs_params_set_solver_precisions(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_solver_precisions(params, solver_main_precision, solver_lowest_precision);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetSolverPrecisions", (int)cubind_expected, 0);
@@ -638,7 +638,7 @@ static void test_cubind_cusolverDn_irs_params_set_tol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_tol(params, val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetTol", (int)cubind_expected, 0);
@@ -666,7 +666,7 @@ static void test_cubind_cusolverDn_irs_params_set_tol_inner(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_tol_inner(params, val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetTolInner", (int)cubind_expected, 0);
@@ -694,7 +694,7 @@ static void test_cubind_cusolverDn_irs_params_set_max_iters(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_max_iters(params, maxiters);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetMaxIters", (int)cubind_expected, 0);
@@ -722,7 +722,7 @@ static void test_cubind_cusolverDn_irs_params_set_max_iters_inner(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_set_max_iters_inner(params, maxiters_inner);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsSetMaxItersInner", (int)cubind_expected, 0);
@@ -750,7 +750,7 @@ static void test_cubind_cusolverDn_irs_params_get_max_iters(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_get_max_iters(params, maxiters);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsGetMaxIters", (int)cubind_expected, 0);
@@ -776,7 +776,7 @@ static void test_cubind_cusolverDn_irs_params_enable_fallback(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_enable_fallback(params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsEnableFallback", (int)cubind_expected, 0);
@@ -802,7 +802,7 @@ static void test_cubind_cusolverDn_irs_params_disable_fallback(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_params_disable_fallback(params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsDisableFallback", (int)cubind_expected, 1);
@@ -828,7 +828,7 @@ static void test_cubind_cusolverDn_irs_infos_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_destroy(infos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosDestroy", (int)cubind_expected, 0);
@@ -854,7 +854,7 @@ static void test_cubind_cusolverDn_irs_infos_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_create(infos_ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosCreate", (int)cubind_expected, 0);
@@ -882,7 +882,7 @@ static void test_cubind_cusolverDn_irs_infos_get_niters(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_get_niters(infos, niters);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetNiters", (int)cubind_expected, 0);
@@ -910,7 +910,7 @@ static void test_cubind_cusolverDn_irs_infos_get_outer_niters(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_get_outer_niters(infos, outer_niters);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetOuterNiters", (int)cubind_expected, 0);
@@ -936,7 +936,7 @@ static void test_cubind_cusolverDn_irs_infos_request_residual(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_request_residual(infos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosRequestResidual", (int)cubind_expected, 0);
@@ -964,7 +964,7 @@ static void test_cubind_cusolverDn_irs_infos_get_residual_history(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_get_residual_history(infos, residual_history);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetResidualHistory", (int)cubind_expected, 0);
@@ -992,7 +992,7 @@ static void test_cubind_cusolverDn_irs_infos_get_max_iters(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_infos_get_max_iters(infos, maxiters);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetMaxIters", (int)cubind_expected, 0);
@@ -1044,7 +1044,7 @@ static void test_cubind_cusolverDn_zz_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zz_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgesv", (int)cubind_expected, 0);
@@ -1096,7 +1096,7 @@ static void test_cubind_cusolverDn_zc_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zc_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgesv", (int)cubind_expected, 0);
@@ -1148,7 +1148,7 @@ static void test_cubind_cusolverDn_zk_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zk_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgesv", (int)cubind_expected, 0);
@@ -1200,7 +1200,7 @@ static void test_cubind_cusolverDn_ze_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ze_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgesv", (int)cubind_expected, 0);
@@ -1252,7 +1252,7 @@ static void test_cubind_cusolverDn_zy_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zy_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgesv", (int)cubind_expected, 0);
@@ -1304,7 +1304,7 @@ static void test_cubind_cusolverDn_cc_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cc_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgesv", (int)cubind_expected, 0);
@@ -1356,7 +1356,7 @@ static void test_cubind_cusolverDn_ce_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ce_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgesv", (int)cubind_expected, 0);
@@ -1408,7 +1408,7 @@ static void test_cubind_cusolverDn_ck_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ck_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgesv", (int)cubind_expected, 0);
@@ -1460,7 +1460,7 @@ static void test_cubind_cusolverDn_cy_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cy_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgesv", (int)cubind_expected, 0);
@@ -1512,7 +1512,7 @@ static void test_cubind_cusolverDn_dd_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dd_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgesv", (int)cubind_expected, 0);
@@ -1564,7 +1564,7 @@ static void test_cubind_cusolverDn_ds_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ds_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgesv", (int)cubind_expected, 0);
@@ -1616,7 +1616,7 @@ static void test_cubind_cusolverDn_dh_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dh_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgesv", (int)cubind_expected, 0);
@@ -1668,7 +1668,7 @@ static void test_cubind_cusolverDn_db_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_db_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgesv", (int)cubind_expected, 0);
@@ -1720,7 +1720,7 @@ static void test_cubind_cusolverDn_dx_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dx_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgesv", (int)cubind_expected, 0);
@@ -1772,7 +1772,7 @@ static void test_cubind_cusolverDn_ss_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ss_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgesv", (int)cubind_expected, 0);
@@ -1824,7 +1824,7 @@ static void test_cubind_cusolverDn_sh_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sh_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgesv", (int)cubind_expected, 0);
@@ -1876,7 +1876,7 @@ static void test_cubind_cusolverDn_sb_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sb_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgesv", (int)cubind_expected, 1);
@@ -1928,7 +1928,7 @@ static void test_cubind_cusolverDn_sx_gesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sx_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgesv", (int)cubind_expected, 0);
@@ -1976,7 +1976,7 @@ static void test_cubind_cusolverDn_zz_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zz_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgesv_bufferSize", (int)cubind_expected, 0);
@@ -2024,7 +2024,7 @@ static void test_cubind_cusolverDn_zc_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zc_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgesv_bufferSize", (int)cubind_expected, 0);
@@ -2072,7 +2072,7 @@ static void test_cubind_cusolverDn_zk_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zk_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgesv_bufferSize", (int)cubind_expected, 0);
@@ -2120,7 +2120,7 @@ static void test_cubind_cusolverDn_ze_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ze_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgesv_bufferSize", (int)cubind_expected, 0);
@@ -2168,7 +2168,7 @@ static void test_cubind_cusolverDn_zy_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zy_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgesv_bufferSize", (int)cubind_expected, 0);
@@ -2216,7 +2216,7 @@ static void test_cubind_cusolverDn_cc_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cc_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgesv_bufferSize", (int)cubind_expected, 0);
@@ -2264,7 +2264,7 @@ static void test_cubind_cusolverDn_ck_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ck_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgesv_bufferSize", (int)cubind_expected, 0);
@@ -2312,7 +2312,7 @@ static void test_cubind_cusolverDn_ce_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ce_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgesv_bufferSize", (int)cubind_expected, 0);
@@ -2360,7 +2360,7 @@ static void test_cubind_cusolverDn_cy_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cy_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgesv_bufferSize", (int)cubind_expected, 0);
@@ -2408,7 +2408,7 @@ static void test_cubind_cusolverDn_dd_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dd_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgesv_bufferSize", (int)cubind_expected, 0);
@@ -2456,7 +2456,7 @@ static void test_cubind_cusolverDn_ds_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ds_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgesv_bufferSize", (int)cubind_expected, 0);
@@ -2504,7 +2504,7 @@ static void test_cubind_cusolverDn_dh_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dh_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgesv_bufferSize", (int)cubind_expected, 0);
@@ -2552,7 +2552,7 @@ static void test_cubind_cusolverDn_db_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_db_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgesv_bufferSize", (int)cubind_expected, 0);
@@ -2600,7 +2600,7 @@ static void test_cubind_cusolverDn_dx_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dx_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgesv_bufferSize", (int)cubind_expected, 0);
@@ -2648,7 +2648,7 @@ static void test_cubind_cusolverDn_ss_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ss_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgesv_bufferSize", (int)cubind_expected, 0);
@@ -2696,7 +2696,7 @@ static void test_cubind_cusolverDn_sh_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sh_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgesv_bufferSize", (int)cubind_expected, 0);
@@ -2744,7 +2744,7 @@ static void test_cubind_cusolverDn_sb_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sb_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgesv_bufferSize", (int)cubind_expected, 0);
@@ -2792,7 +2792,7 @@ static void test_cubind_cusolverDn_sx_gesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sx_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgesv_bufferSize", (int)cubind_expected, 0);
@@ -2844,7 +2844,7 @@ static void test_cubind_cusolverDn_zz_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zz_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgels", (int)cubind_expected, 0);
@@ -2896,7 +2896,7 @@ static void test_cubind_cusolverDn_zc_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zc_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgels", (int)cubind_expected, 0);
@@ -2948,7 +2948,7 @@ static void test_cubind_cusolverDn_zk_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zk_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgels", (int)cubind_expected, 0);
@@ -3000,7 +3000,7 @@ static void test_cubind_cusolverDn_ze_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ze_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgels", (int)cubind_expected, 0);
@@ -3052,7 +3052,7 @@ static void test_cubind_cusolverDn_zy_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zy_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgels", (int)cubind_expected, 1);
@@ -3104,7 +3104,7 @@ static void test_cubind_cusolverDn_cc_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cc_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgels", (int)cubind_expected, 0);
@@ -3156,7 +3156,7 @@ static void test_cubind_cusolverDn_ck_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ck_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgels", (int)cubind_expected, 0);
@@ -3208,7 +3208,7 @@ static void test_cubind_cusolverDn_ce_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ce_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgels", (int)cubind_expected, 0);
@@ -3260,7 +3260,7 @@ static void test_cubind_cusolverDn_cy_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cy_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgels", (int)cubind_expected, 0);
@@ -3312,7 +3312,7 @@ static void test_cubind_cusolverDn_dd_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dd_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgels", (int)cubind_expected, 0);
@@ -3364,7 +3364,7 @@ static void test_cubind_cusolverDn_ds_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ds_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgels", (int)cubind_expected, 0);
@@ -3416,7 +3416,7 @@ static void test_cubind_cusolverDn_dh_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dh_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgels", (int)cubind_expected, 0);
@@ -3468,7 +3468,7 @@ static void test_cubind_cusolverDn_db_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_db_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgels", (int)cubind_expected, 0);
@@ -3520,7 +3520,7 @@ static void test_cubind_cusolverDn_dx_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dx_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgels", (int)cubind_expected, 0);
@@ -3572,7 +3572,7 @@ static void test_cubind_cusolverDn_ss_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ss_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgels", (int)cubind_expected, 0);
@@ -3624,7 +3624,7 @@ static void test_cubind_cusolverDn_sh_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sh_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgels", (int)cubind_expected, 0);
@@ -3676,7 +3676,7 @@ static void test_cubind_cusolverDn_sb_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sb_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgels", (int)cubind_expected, 0);
@@ -3728,7 +3728,7 @@ static void test_cubind_cusolverDn_sx_gels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sx_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgels", (int)cubind_expected, 0);
@@ -3776,7 +3776,7 @@ static void test_cubind_cusolverDn_zz_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zz_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgels_bufferSize", (int)cubind_expected, 0);
@@ -3824,7 +3824,7 @@ static void test_cubind_cusolverDn_zc_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zc_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgels_bufferSize", (int)cubind_expected, 0);
@@ -3872,7 +3872,7 @@ static void test_cubind_cusolverDn_zk_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zk_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgels_bufferSize", (int)cubind_expected, 0);
@@ -3920,7 +3920,7 @@ static void test_cubind_cusolverDn_ze_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ze_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgels_bufferSize", (int)cubind_expected, 0);
@@ -3968,7 +3968,7 @@ static void test_cubind_cusolverDn_zy_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zy_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgels_bufferSize", (int)cubind_expected, 0);
@@ -4016,7 +4016,7 @@ static void test_cubind_cusolverDn_cc_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cc_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgels_bufferSize", (int)cubind_expected, 0);
@@ -4064,7 +4064,7 @@ static void test_cubind_cusolverDn_ck_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ck_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgels_bufferSize", (int)cubind_expected, 0);
@@ -4112,7 +4112,7 @@ static void test_cubind_cusolverDn_ce_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ce_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgels_bufferSize", (int)cubind_expected, 0);
@@ -4160,7 +4160,7 @@ static void test_cubind_cusolverDn_cy_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cy_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgels_bufferSize", (int)cubind_expected, 0);
@@ -4208,7 +4208,7 @@ static void test_cubind_cusolverDn_dd_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dd_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgels_bufferSize", (int)cubind_expected, 0);
@@ -4256,7 +4256,7 @@ static void test_cubind_cusolverDn_ds_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ds_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgels_bufferSize", (int)cubind_expected, 1);
@@ -4304,7 +4304,7 @@ static void test_cubind_cusolverDn_dh_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dh_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgels_bufferSize", (int)cubind_expected, 0);
@@ -4352,7 +4352,7 @@ static void test_cubind_cusolverDn_db_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_db_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgels_bufferSize", (int)cubind_expected, 0);
@@ -4400,7 +4400,7 @@ static void test_cubind_cusolverDn_dx_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dx_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgels_bufferSize", (int)cubind_expected, 0);
@@ -4448,7 +4448,7 @@ static void test_cubind_cusolverDn_ss_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ss_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgels_bufferSize", (int)cubind_expected, 0);
@@ -4496,7 +4496,7 @@ static void test_cubind_cusolverDn_sh_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sh_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgels_bufferSize", (int)cubind_expected, 0);
@@ -4544,7 +4544,7 @@ static void test_cubind_cusolverDn_sb_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sb_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgels_bufferSize", (int)cubind_expected, 0);
@@ -4592,7 +4592,7 @@ static void test_cubind_cusolverDn_sx_gels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sx_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgels_bufferSize", (int)cubind_expected, 0);
@@ -4646,7 +4646,7 @@ static void test_cubind_cusolverDn_irs_xgesv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_xgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgesv", (int)cubind_expected, 0);
@@ -4680,7 +4680,7 @@ static void test_cubind_cusolverDn_irs_xgesv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_xgesv_buffer_size(handle, params, n, nrhs, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgesv_bufferSize", (int)cubind_expected, 0);
@@ -4736,7 +4736,7 @@ static void test_cubind_cusolverDn_irs_xgels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_xgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgels", (int)cubind_expected, 0);
@@ -4772,7 +4772,7 @@ static void test_cubind_cusolverDn_irs_xgels_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_irs_xgels_buffer_size(handle, params, m, n, nrhs, lwork_bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgels_bufferSize", (int)cubind_expected, 0);
@@ -4808,7 +4808,7 @@ static void test_cubind_cusolverDn_spotrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrf_bufferSize", (int)cubind_expected, 0);
@@ -4844,7 +4844,7 @@ static void test_cubind_cusolverDn_dpotrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrf_bufferSize", (int)cubind_expected, 0);
@@ -4880,7 +4880,7 @@ static void test_cubind_cusolverDn_cpotrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrf_bufferSize", (int)cubind_expected, 0);
@@ -4916,7 +4916,7 @@ static void test_cubind_cusolverDn_zpotrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrf_bufferSize", (int)cubind_expected, 0);
@@ -4956,7 +4956,7 @@ static void test_cubind_cusolverDn_spotrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrf", (int)cubind_expected, 0);
@@ -4996,7 +4996,7 @@ static void test_cubind_cusolverDn_dpotrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrf", (int)cubind_expected, 0);
@@ -5036,7 +5036,7 @@ static void test_cubind_cusolverDn_cpotrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrf", (int)cubind_expected, 0);
@@ -5076,7 +5076,7 @@ static void test_cubind_cusolverDn_zpotrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrf", (int)cubind_expected, 0);
@@ -5118,7 +5118,7 @@ static void test_cubind_cusolverDn_spotrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrs", (int)cubind_expected, 0);
@@ -5160,7 +5160,7 @@ static void test_cubind_cusolverDn_dpotrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrs", (int)cubind_expected, 0);
@@ -5202,7 +5202,7 @@ static void test_cubind_cusolverDn_cpotrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrs", (int)cubind_expected, 0);
@@ -5244,7 +5244,7 @@ static void test_cubind_cusolverDn_zpotrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrs", (int)cubind_expected, 0);
@@ -5282,7 +5282,7 @@ static void test_cubind_cusolverDn_spotrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrfBatched", (int)cubind_expected, 1);
@@ -5320,7 +5320,7 @@ static void test_cubind_cusolverDn_dpotrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrfBatched", (int)cubind_expected, 0);
@@ -5358,7 +5358,7 @@ static void test_cubind_cusolverDn_cpotrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrfBatched", (int)cubind_expected, 0);
@@ -5396,7 +5396,7 @@ static void test_cubind_cusolverDn_zpotrf_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrfBatched", (int)cubind_expected, 0);
@@ -5440,7 +5440,7 @@ static void test_cubind_cusolverDn_spotrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrsBatched", (int)cubind_expected, 0);
@@ -5484,7 +5484,7 @@ static void test_cubind_cusolverDn_dpotrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrsBatched", (int)cubind_expected, 0);
@@ -5528,7 +5528,7 @@ static void test_cubind_cusolverDn_cpotrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrsBatched", (int)cubind_expected, 0);
@@ -5572,7 +5572,7 @@ static void test_cubind_cusolverDn_zpotrs_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrsBatched", (int)cubind_expected, 0);
@@ -5608,7 +5608,7 @@ static void test_cubind_cusolverDn_spotri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotri_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotri_bufferSize", (int)cubind_expected, 0);
@@ -5644,7 +5644,7 @@ static void test_cubind_cusolverDn_dpotri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotri_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotri_bufferSize", (int)cubind_expected, 0);
@@ -5680,7 +5680,7 @@ static void test_cubind_cusolverDn_cpotri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotri_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotri_bufferSize", (int)cubind_expected, 0);
@@ -5716,7 +5716,7 @@ static void test_cubind_cusolverDn_zpotri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotri_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotri_bufferSize", (int)cubind_expected, 0);
@@ -5756,7 +5756,7 @@ static void test_cubind_cusolverDn_spotri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_spotri(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotri", (int)cubind_expected, 0);
@@ -5796,7 +5796,7 @@ static void test_cubind_cusolverDn_dpotri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotri", (int)cubind_expected, 0);
@@ -5836,7 +5836,7 @@ static void test_cubind_cusolverDn_cpotri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotri", (int)cubind_expected, 0);
@@ -5876,7 +5876,7 @@ static void test_cubind_cusolverDn_zpotri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotri", (int)cubind_expected, 0);
@@ -5918,7 +5918,7 @@ static void test_cubind_cusolverDn_xtrtri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xtrtri_buffer_size(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXtrtri_bufferSize", (int)cubind_expected, 0);
@@ -5966,7 +5966,7 @@ static void test_cubind_cusolverDn_xtrtri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXtrtri", (int)cubind_expected, 0);
@@ -6002,7 +6002,7 @@ static void test_cubind_cusolverDn_slauum_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_slauum_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlauum_bufferSize", (int)cubind_expected, 0);
@@ -6038,7 +6038,7 @@ static void test_cubind_cusolverDn_dlauum_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dlauum_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlauum_bufferSize", (int)cubind_expected, 0);
@@ -6074,7 +6074,7 @@ static void test_cubind_cusolverDn_clauum_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_clauum_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClauum_bufferSize", (int)cubind_expected, 0);
@@ -6110,7 +6110,7 @@ static void test_cubind_cusolverDn_zlauum_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zlauum_buffer_size(handle, uplo, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlauum_bufferSize", (int)cubind_expected, 0);
@@ -6150,7 +6150,7 @@ static void test_cubind_cusolverDn_slauum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_slauum(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlauum", (int)cubind_expected, 0);
@@ -6190,7 +6190,7 @@ static void test_cubind_cusolverDn_dlauum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlauum", (int)cubind_expected, 0);
@@ -6230,7 +6230,7 @@ static void test_cubind_cusolverDn_clauum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_clauum(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClauum", (int)cubind_expected, 1);
@@ -6270,7 +6270,7 @@ static void test_cubind_cusolverDn_zlauum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlauum", (int)cubind_expected, 0);
@@ -6306,7 +6306,7 @@ static void test_cubind_cusolverDn_sgetrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgetrf_buffer_size(handle, m, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrf_bufferSize", (int)cubind_expected, 0);
@@ -6342,7 +6342,7 @@ static void test_cubind_cusolverDn_dgetrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgetrf_buffer_size(handle, m, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrf_bufferSize", (int)cubind_expected, 0);
@@ -6378,7 +6378,7 @@ static void test_cubind_cusolverDn_cgetrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgetrf_buffer_size(handle, m, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrf_bufferSize", (int)cubind_expected, 0);
@@ -6414,7 +6414,7 @@ static void test_cubind_cusolverDn_zgetrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgetrf_buffer_size(handle, m, n, A, lda, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrf_bufferSize", (int)cubind_expected, 0);
@@ -6454,7 +6454,7 @@ static void test_cubind_cusolverDn_sgetrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrf", (int)cubind_expected, 0);
@@ -6494,7 +6494,7 @@ static void test_cubind_cusolverDn_dgetrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrf", (int)cubind_expected, 0);
@@ -6534,7 +6534,7 @@ static void test_cubind_cusolverDn_cgetrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrf", (int)cubind_expected, 0);
@@ -6574,7 +6574,7 @@ static void test_cubind_cusolverDn_zgetrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrf", (int)cubind_expected, 0);
@@ -6614,7 +6614,7 @@ static void test_cubind_cusolverDn_slaswp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_slaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlaswp", (int)cubind_expected, 0);
@@ -6654,7 +6654,7 @@ static void test_cubind_cusolverDn_dlaswp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlaswp", (int)cubind_expected, 0);
@@ -6694,7 +6694,7 @@ static void test_cubind_cusolverDn_claswp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_claswp(handle, n, A, lda, k1, k2, devIpiv, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClaswp", (int)cubind_expected, 0);
@@ -6734,7 +6734,7 @@ static void test_cubind_cusolverDn_zlaswp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlaswp", (int)cubind_expected, 0);
@@ -6778,7 +6778,7 @@ static void test_cubind_cusolverDn_sgetrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrs", (int)cubind_expected, 0);
@@ -6822,7 +6822,7 @@ static void test_cubind_cusolverDn_dgetrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrs", (int)cubind_expected, 0);
@@ -6866,7 +6866,7 @@ static void test_cubind_cusolverDn_cgetrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrs", (int)cubind_expected, 0);
@@ -6910,7 +6910,7 @@ static void test_cubind_cusolverDn_zgetrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrs", (int)cubind_expected, 0);
@@ -6946,7 +6946,7 @@ static void test_cubind_cusolverDn_sgeqrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgeqrf_buffer_size(handle, m, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgeqrf_bufferSize", (int)cubind_expected, 0);
@@ -6982,7 +6982,7 @@ static void test_cubind_cusolverDn_dgeqrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgeqrf_buffer_size(handle, m, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgeqrf_bufferSize", (int)cubind_expected, 0);
@@ -7018,7 +7018,7 @@ static void test_cubind_cusolverDn_cgeqrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgeqrf_buffer_size(handle, m, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgeqrf_bufferSize", (int)cubind_expected, 0);
@@ -7054,7 +7054,7 @@ static void test_cubind_cusolverDn_zgeqrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgeqrf_buffer_size(handle, m, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgeqrf_bufferSize", (int)cubind_expected, 0);
@@ -7096,7 +7096,7 @@ static void test_cubind_cusolverDn_sgeqrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgeqrf", (int)cubind_expected, 0);
@@ -7138,7 +7138,7 @@ static void test_cubind_cusolverDn_dgeqrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgeqrf", (int)cubind_expected, 0);
@@ -7180,7 +7180,7 @@ static void test_cubind_cusolverDn_cgeqrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgeqrf", (int)cubind_expected, 1);
@@ -7222,7 +7222,7 @@ static void test_cubind_cusolverDn_zgeqrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgeqrf", (int)cubind_expected, 0);
@@ -7262,7 +7262,7 @@ static void test_cubind_cusolverDn_sorgqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgqr_bufferSize", (int)cubind_expected, 0);
@@ -7302,7 +7302,7 @@ static void test_cubind_cusolverDn_dorgqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgqr_bufferSize", (int)cubind_expected, 0);
@@ -7342,7 +7342,7 @@ static void test_cubind_cusolverDn_cungqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungqr_bufferSize", (int)cubind_expected, 0);
@@ -7382,7 +7382,7 @@ static void test_cubind_cusolverDn_zungqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungqr_bufferSize", (int)cubind_expected, 0);
@@ -7426,7 +7426,7 @@ static void test_cubind_cusolverDn_sorgqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgqr", (int)cubind_expected, 0);
@@ -7470,7 +7470,7 @@ static void test_cubind_cusolverDn_dorgqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgqr", (int)cubind_expected, 0);
@@ -7514,7 +7514,7 @@ static void test_cubind_cusolverDn_cungqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungqr", (int)cubind_expected, 0);
@@ -7558,7 +7558,7 @@ static void test_cubind_cusolverDn_zungqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungqr", (int)cubind_expected, 0);
@@ -7606,7 +7606,7 @@ static void test_cubind_cusolverDn_sormqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sormqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormqr_bufferSize", (int)cubind_expected, 0);
@@ -7654,7 +7654,7 @@ static void test_cubind_cusolverDn_dormqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dormqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormqr_bufferSize", (int)cubind_expected, 0);
@@ -7702,7 +7702,7 @@ static void test_cubind_cusolverDn_cunmqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cunmqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmqr_bufferSize", (int)cubind_expected, 0);
@@ -7750,7 +7750,7 @@ static void test_cubind_cusolverDn_zunmqr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zunmqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmqr_bufferSize", (int)cubind_expected, 0);
@@ -7802,7 +7802,7 @@ static void test_cubind_cusolverDn_sormqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormqr", (int)cubind_expected, 0);
@@ -7854,7 +7854,7 @@ static void test_cubind_cusolverDn_dormqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormqr", (int)cubind_expected, 0);
@@ -7906,7 +7906,7 @@ static void test_cubind_cusolverDn_cunmqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmqr", (int)cubind_expected, 0);
@@ -7958,7 +7958,7 @@ static void test_cubind_cusolverDn_zunmqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmqr", (int)cubind_expected, 0);
@@ -7992,7 +7992,7 @@ static void test_cubind_cusolverDn_ssytrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytrf_buffer_size(handle, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrf_bufferSize", (int)cubind_expected, 0);
@@ -8026,7 +8026,7 @@ static void test_cubind_cusolverDn_dsytrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytrf_buffer_size(handle, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrf_bufferSize", (int)cubind_expected, 0);
@@ -8060,7 +8060,7 @@ static void test_cubind_cusolverDn_csytrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_csytrf_buffer_size(handle, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytrf_bufferSize", (int)cubind_expected, 0);
@@ -8094,7 +8094,7 @@ static void test_cubind_cusolverDn_zsytrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zsytrf_buffer_size(handle, n, A, lda, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytrf_bufferSize", (int)cubind_expected, 0);
@@ -8136,7 +8136,7 @@ static void test_cubind_cusolverDn_ssytrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrf", (int)cubind_expected, 0);
@@ -8178,7 +8178,7 @@ static void test_cubind_cusolverDn_dsytrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrf", (int)cubind_expected, 0);
@@ -8220,7 +8220,7 @@ static void test_cubind_cusolverDn_csytrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_csytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytrf", (int)cubind_expected, 1);
@@ -8262,7 +8262,7 @@ static void test_cubind_cusolverDn_zsytrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytrf", (int)cubind_expected, 0);
@@ -8312,7 +8312,7 @@ static void test_cubind_cusolverDn_xsytrs_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsytrs_buffer_size(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsytrs_bufferSize", (int)cubind_expected, 0);
@@ -8368,7 +8368,7 @@ static void test_cubind_cusolverDn_xsytrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsytrs", (int)cubind_expected, 0);
@@ -8406,7 +8406,7 @@ static void test_cubind_cusolverDn_ssytri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytri_bufferSize", (int)cubind_expected, 0);
@@ -8444,7 +8444,7 @@ static void test_cubind_cusolverDn_dsytri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytri_bufferSize", (int)cubind_expected, 0);
@@ -8482,7 +8482,7 @@ static void test_cubind_cusolverDn_csytri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_csytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytri_bufferSize", (int)cubind_expected, 0);
@@ -8520,7 +8520,7 @@ static void test_cubind_cusolverDn_zsytri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zsytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytri_bufferSize", (int)cubind_expected, 0);
@@ -8562,7 +8562,7 @@ static void test_cubind_cusolverDn_ssytri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytri", (int)cubind_expected, 0);
@@ -8604,7 +8604,7 @@ static void test_cubind_cusolverDn_dsytri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytri", (int)cubind_expected, 0);
@@ -8646,7 +8646,7 @@ static void test_cubind_cusolverDn_csytri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_csytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytri", (int)cubind_expected, 0);
@@ -8688,7 +8688,7 @@ static void test_cubind_cusolverDn_zsytri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytri", (int)cubind_expected, 0);
@@ -8720,7 +8720,7 @@ static void test_cubind_cusolverDn_sgebrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgebrd_buffer_size(handle, m, n, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgebrd_bufferSize", (int)cubind_expected, 0);
@@ -8752,7 +8752,7 @@ static void test_cubind_cusolverDn_dgebrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgebrd_buffer_size(handle, m, n, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgebrd_bufferSize", (int)cubind_expected, 0);
@@ -8784,7 +8784,7 @@ static void test_cubind_cusolverDn_cgebrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgebrd_buffer_size(handle, m, n, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgebrd_bufferSize", (int)cubind_expected, 0);
@@ -8816,7 +8816,7 @@ static void test_cubind_cusolverDn_zgebrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgebrd_buffer_size(handle, m, n, Lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgebrd_bufferSize", (int)cubind_expected, 0);
@@ -8864,7 +8864,7 @@ static void test_cubind_cusolverDn_sgebrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgebrd", (int)cubind_expected, 0);
@@ -8912,7 +8912,7 @@ static void test_cubind_cusolverDn_dgebrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgebrd", (int)cubind_expected, 0);
@@ -8960,7 +8960,7 @@ static void test_cubind_cusolverDn_cgebrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgebrd", (int)cubind_expected, 0);
@@ -9008,7 +9008,7 @@ static void test_cubind_cusolverDn_zgebrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgebrd", (int)cubind_expected, 0);
@@ -9050,7 +9050,7 @@ static void test_cubind_cusolverDn_sorgbr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgbr_bufferSize", (int)cubind_expected, 0);
@@ -9092,7 +9092,7 @@ static void test_cubind_cusolverDn_dorgbr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgbr_bufferSize", (int)cubind_expected, 0);
@@ -9134,7 +9134,7 @@ static void test_cubind_cusolverDn_cungbr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungbr_bufferSize", (int)cubind_expected, 0);
@@ -9176,7 +9176,7 @@ static void test_cubind_cusolverDn_zungbr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungbr_bufferSize", (int)cubind_expected, 0);
@@ -9222,7 +9222,7 @@ static void test_cubind_cusolverDn_sorgbr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgbr", (int)cubind_expected, 1);
@@ -9268,7 +9268,7 @@ static void test_cubind_cusolverDn_dorgbr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgbr", (int)cubind_expected, 0);
@@ -9314,7 +9314,7 @@ static void test_cubind_cusolverDn_cungbr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungbr", (int)cubind_expected, 0);
@@ -9360,7 +9360,7 @@ static void test_cubind_cusolverDn_zungbr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungbr", (int)cubind_expected, 0);
@@ -9402,7 +9402,7 @@ static void test_cubind_cusolverDn_ssytrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrd_bufferSize", (int)cubind_expected, 0);
@@ -9444,7 +9444,7 @@ static void test_cubind_cusolverDn_dsytrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrd_bufferSize", (int)cubind_expected, 0);
@@ -9486,7 +9486,7 @@ static void test_cubind_cusolverDn_chetrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chetrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChetrd_bufferSize", (int)cubind_expected, 0);
@@ -9528,7 +9528,7 @@ static void test_cubind_cusolverDn_zhetrd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhetrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhetrd_bufferSize", (int)cubind_expected, 0);
@@ -9574,7 +9574,7 @@ static void test_cubind_cusolverDn_ssytrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrd", (int)cubind_expected, 0);
@@ -9620,7 +9620,7 @@ static void test_cubind_cusolverDn_dsytrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrd", (int)cubind_expected, 0);
@@ -9666,7 +9666,7 @@ static void test_cubind_cusolverDn_chetrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChetrd", (int)cubind_expected, 0);
@@ -9712,7 +9712,7 @@ static void test_cubind_cusolverDn_zhetrd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhetrd", (int)cubind_expected, 0);
@@ -9750,7 +9750,7 @@ static void test_cubind_cusolverDn_sorgtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgtr_bufferSize", (int)cubind_expected, 0);
@@ -9788,7 +9788,7 @@ static void test_cubind_cusolverDn_dorgtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgtr_bufferSize", (int)cubind_expected, 0);
@@ -9826,7 +9826,7 @@ static void test_cubind_cusolverDn_cungtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungtr_bufferSize", (int)cubind_expected, 0);
@@ -9864,7 +9864,7 @@ static void test_cubind_cusolverDn_zungtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungtr_bufferSize", (int)cubind_expected, 0);
@@ -9906,7 +9906,7 @@ static void test_cubind_cusolverDn_sorgtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgtr", (int)cubind_expected, 0);
@@ -9948,7 +9948,7 @@ static void test_cubind_cusolverDn_dorgtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgtr", (int)cubind_expected, 0);
@@ -9990,7 +9990,7 @@ static void test_cubind_cusolverDn_cungtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungtr", (int)cubind_expected, 0);
@@ -10032,7 +10032,7 @@ static void test_cubind_cusolverDn_zungtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungtr", (int)cubind_expected, 0);
@@ -10080,7 +10080,7 @@ static void test_cubind_cusolverDn_sormtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sormtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormtr_bufferSize", (int)cubind_expected, 0);
@@ -10128,7 +10128,7 @@ static void test_cubind_cusolverDn_dormtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dormtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormtr_bufferSize", (int)cubind_expected, 0);
@@ -10176,7 +10176,7 @@ static void test_cubind_cusolverDn_cunmtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cunmtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmtr_bufferSize", (int)cubind_expected, 0);
@@ -10224,7 +10224,7 @@ static void test_cubind_cusolverDn_zunmtr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zunmtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmtr_bufferSize", (int)cubind_expected, 0);
@@ -10276,7 +10276,7 @@ static void test_cubind_cusolverDn_sormtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormtr", (int)cubind_expected, 1);
@@ -10328,7 +10328,7 @@ static void test_cubind_cusolverDn_dormtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormtr", (int)cubind_expected, 0);
@@ -10380,7 +10380,7 @@ static void test_cubind_cusolverDn_cunmtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmtr", (int)cubind_expected, 0);
@@ -10432,7 +10432,7 @@ static void test_cubind_cusolverDn_zunmtr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmtr", (int)cubind_expected, 0);
@@ -10464,7 +10464,7 @@ static void test_cubind_cusolverDn_sgesvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvd_buffer_size(handle, m, n, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvd_bufferSize", (int)cubind_expected, 0);
@@ -10496,7 +10496,7 @@ static void test_cubind_cusolverDn_dgesvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvd_buffer_size(handle, m, n, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvd_bufferSize", (int)cubind_expected, 0);
@@ -10528,7 +10528,7 @@ static void test_cubind_cusolverDn_cgesvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvd_buffer_size(handle, m, n, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvd_bufferSize", (int)cubind_expected, 0);
@@ -10560,7 +10560,7 @@ static void test_cubind_cusolverDn_zgesvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvd_buffer_size(handle, m, n, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvd_bufferSize", (int)cubind_expected, 0);
@@ -10616,7 +10616,7 @@ static void test_cubind_cusolverDn_sgesvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvd", (int)cubind_expected, 0);
@@ -10672,7 +10672,7 @@ static void test_cubind_cusolverDn_dgesvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvd", (int)cubind_expected, 0);
@@ -10728,7 +10728,7 @@ static void test_cubind_cusolverDn_cgesvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvd", (int)cubind_expected, 0);
@@ -10784,7 +10784,7 @@ static void test_cubind_cusolverDn_zgesvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvd", (int)cubind_expected, 0);
@@ -10824,7 +10824,7 @@ static void test_cubind_cusolverDn_ssyevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevd_bufferSize", (int)cubind_expected, 0);
@@ -10864,7 +10864,7 @@ static void test_cubind_cusolverDn_dsyevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevd_bufferSize", (int)cubind_expected, 0);
@@ -10904,7 +10904,7 @@ static void test_cubind_cusolverDn_cheevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevd_bufferSize", (int)cubind_expected, 0);
@@ -10944,7 +10944,7 @@ static void test_cubind_cusolverDn_zheevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevd_bufferSize", (int)cubind_expected, 0);
@@ -10988,7 +10988,7 @@ static void test_cubind_cusolverDn_ssyevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevd", (int)cubind_expected, 0);
@@ -11032,7 +11032,7 @@ static void test_cubind_cusolverDn_dsyevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevd", (int)cubind_expected, 0);
@@ -11076,7 +11076,7 @@ static void test_cubind_cusolverDn_cheevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevd", (int)cubind_expected, 0);
@@ -11120,7 +11120,7 @@ static void test_cubind_cusolverDn_zheevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevd", (int)cubind_expected, 0);
@@ -11172,7 +11172,7 @@ static void test_cubind_cusolverDn_ssyevdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevdx_bufferSize", (int)cubind_expected, 0);
@@ -11224,7 +11224,7 @@ static void test_cubind_cusolverDn_dsyevdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevdx_bufferSize", (int)cubind_expected, 0);
@@ -11276,7 +11276,7 @@ static void test_cubind_cusolverDn_cheevdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevdx_bufferSize", (int)cubind_expected, 0);
@@ -11328,7 +11328,7 @@ static void test_cubind_cusolverDn_zheevdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevdx_bufferSize", (int)cubind_expected, 0);
@@ -11384,7 +11384,7 @@ static void test_cubind_cusolverDn_ssyevdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevdx", (int)cubind_expected, 1);
@@ -11440,7 +11440,7 @@ static void test_cubind_cusolverDn_dsyevdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevdx", (int)cubind_expected, 0);
@@ -11496,7 +11496,7 @@ static void test_cubind_cusolverDn_cheevdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevdx", (int)cubind_expected, 0);
@@ -11552,7 +11552,7 @@ static void test_cubind_cusolverDn_zheevdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevdx", (int)cubind_expected, 0);
@@ -11610,7 +11610,7 @@ static void test_cubind_cusolverDn_ssygvdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvdx_bufferSize", (int)cubind_expected, 0);
@@ -11668,7 +11668,7 @@ static void test_cubind_cusolverDn_dsygvdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvdx_bufferSize", (int)cubind_expected, 0);
@@ -11726,7 +11726,7 @@ static void test_cubind_cusolverDn_chegvdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvdx_bufferSize", (int)cubind_expected, 0);
@@ -11784,7 +11784,7 @@ static void test_cubind_cusolverDn_zhegvdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvdx_bufferSize", (int)cubind_expected, 0);
@@ -11846,7 +11846,7 @@ static void test_cubind_cusolverDn_ssygvdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvdx", (int)cubind_expected, 0);
@@ -11908,7 +11908,7 @@ static void test_cubind_cusolverDn_dsygvdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvdx", (int)cubind_expected, 0);
@@ -11970,7 +11970,7 @@ static void test_cubind_cusolverDn_chegvdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvdx", (int)cubind_expected, 0);
@@ -12032,7 +12032,7 @@ static void test_cubind_cusolverDn_zhegvdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvdx", (int)cubind_expected, 0);
@@ -12078,7 +12078,7 @@ static void test_cubind_cusolverDn_ssygvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvd_bufferSize", (int)cubind_expected, 0);
@@ -12124,7 +12124,7 @@ static void test_cubind_cusolverDn_dsygvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvd_bufferSize", (int)cubind_expected, 0);
@@ -12170,7 +12170,7 @@ static void test_cubind_cusolverDn_chegvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvd_bufferSize", (int)cubind_expected, 0);
@@ -12216,7 +12216,7 @@ static void test_cubind_cusolverDn_zhegvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvd_bufferSize", (int)cubind_expected, 0);
@@ -12266,7 +12266,7 @@ static void test_cubind_cusolverDn_ssygvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvd", (int)cubind_expected, 0);
@@ -12316,7 +12316,7 @@ static void test_cubind_cusolverDn_dsygvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvd", (int)cubind_expected, 0);
@@ -12366,7 +12366,7 @@ static void test_cubind_cusolverDn_chegvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvd", (int)cubind_expected, 0);
@@ -12416,7 +12416,7 @@ static void test_cubind_cusolverDn_zhegvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvd", (int)cubind_expected, 0);
@@ -12442,7 +12442,7 @@ static void test_cubind_cusolverDn_create_syevj_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_create_syevj_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateSyevjInfo", (int)cubind_expected, 0);
@@ -12468,7 +12468,7 @@ static void test_cubind_cusolverDn_destroy_syevj_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_destroy_syevj_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDestroySyevjInfo", (int)cubind_expected, 0);
@@ -12496,7 +12496,7 @@ static void test_cubind_cusolverDn_xsyevj_set_tolerance(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevj_set_tolerance(info, tolerance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjSetTolerance", (int)cubind_expected, 0);
@@ -12524,7 +12524,7 @@ static void test_cubind_cusolverDn_xsyevj_set_max_sweeps(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevj_set_max_sweeps(info, max_sweeps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjSetMaxSweeps", (int)cubind_expected, 0);
@@ -12552,7 +12552,7 @@ static void test_cubind_cusolverDn_xsyevj_set_sort_eig(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevj_set_sort_eig(info, sort_eig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjSetSortEig", (int)cubind_expected, 1);
@@ -12582,7 +12582,7 @@ static void test_cubind_cusolverDn_xsyevj_get_residual(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevj_get_residual(handle, info, residual);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjGetResidual", (int)cubind_expected, 0);
@@ -12612,7 +12612,7 @@ static void test_cubind_cusolverDn_xsyevj_get_sweeps(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevj_get_sweeps(handle, info, executed_sweeps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjGetSweeps", (int)cubind_expected, 0);
@@ -12656,7 +12656,7 @@ static void test_cubind_cusolverDn_ssyevj_batched_buffer_size(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevjBatched_bufferSize", (int)cubind_expected, 0);
@@ -12700,7 +12700,7 @@ static void test_cubind_cusolverDn_dsyevj_batched_buffer_size(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevjBatched_bufferSize", (int)cubind_expected, 0);
@@ -12744,7 +12744,7 @@ static void test_cubind_cusolverDn_cheevj_batched_buffer_size(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevjBatched_bufferSize", (int)cubind_expected, 0);
@@ -12788,7 +12788,7 @@ static void test_cubind_cusolverDn_zheevj_batched_buffer_size(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevjBatched_bufferSize", (int)cubind_expected, 0);
@@ -12836,7 +12836,7 @@ static void test_cubind_cusolverDn_ssyevj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevjBatched", (int)cubind_expected, 0);
@@ -12884,7 +12884,7 @@ static void test_cubind_cusolverDn_dsyevj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevjBatched", (int)cubind_expected, 0);
@@ -12932,7 +12932,7 @@ static void test_cubind_cusolverDn_cheevj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevjBatched", (int)cubind_expected, 0);
@@ -12980,7 +12980,7 @@ static void test_cubind_cusolverDn_zheevj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevjBatched", (int)cubind_expected, 0);
@@ -13022,7 +13022,7 @@ static void test_cubind_cusolverDn_ssyevj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevj_bufferSize", (int)cubind_expected, 0);
@@ -13064,7 +13064,7 @@ static void test_cubind_cusolverDn_dsyevj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevj_bufferSize", (int)cubind_expected, 0);
@@ -13106,7 +13106,7 @@ static void test_cubind_cusolverDn_cheevj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevj_bufferSize", (int)cubind_expected, 0);
@@ -13148,7 +13148,7 @@ static void test_cubind_cusolverDn_zheevj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevj_bufferSize", (int)cubind_expected, 0);
@@ -13194,7 +13194,7 @@ static void test_cubind_cusolverDn_ssyevj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevj", (int)cubind_expected, 0);
@@ -13240,7 +13240,7 @@ static void test_cubind_cusolverDn_dsyevj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevj", (int)cubind_expected, 0);
@@ -13286,7 +13286,7 @@ static void test_cubind_cusolverDn_cheevj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevj", (int)cubind_expected, 0);
@@ -13332,7 +13332,7 @@ static void test_cubind_cusolverDn_zheevj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevj", (int)cubind_expected, 0);
@@ -13380,7 +13380,7 @@ static void test_cubind_cusolverDn_ssygvj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvj_bufferSize", (int)cubind_expected, 0);
@@ -13428,7 +13428,7 @@ static void test_cubind_cusolverDn_dsygvj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvj_bufferSize", (int)cubind_expected, 0);
@@ -13476,7 +13476,7 @@ static void test_cubind_cusolverDn_chegvj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvj_bufferSize", (int)cubind_expected, 0);
@@ -13524,7 +13524,7 @@ static void test_cubind_cusolverDn_zhegvj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvj_bufferSize", (int)cubind_expected, 0);
@@ -13576,7 +13576,7 @@ static void test_cubind_cusolverDn_ssygvj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_ssygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvj", (int)cubind_expected, 0);
@@ -13628,7 +13628,7 @@ static void test_cubind_cusolverDn_dsygvj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvj", (int)cubind_expected, 1);
@@ -13680,7 +13680,7 @@ static void test_cubind_cusolverDn_chegvj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_chegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvj", (int)cubind_expected, 0);
@@ -13732,7 +13732,7 @@ static void test_cubind_cusolverDn_zhegvj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvj", (int)cubind_expected, 0);
@@ -13758,7 +13758,7 @@ static void test_cubind_cusolverDn_create_gesvdj_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_create_gesvdj_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateGesvdjInfo", (int)cubind_expected, 0);
@@ -13784,7 +13784,7 @@ static void test_cubind_cusolverDn_destroy_gesvdj_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_destroy_gesvdj_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDestroyGesvdjInfo", (int)cubind_expected, 0);
@@ -13812,7 +13812,7 @@ static void test_cubind_cusolverDn_xgesvdj_set_tolerance(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdj_set_tolerance(info, tolerance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjSetTolerance", (int)cubind_expected, 0);
@@ -13840,7 +13840,7 @@ static void test_cubind_cusolverDn_xgesvdj_set_max_sweeps(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdj_set_max_sweeps(info, max_sweeps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjSetMaxSweeps", (int)cubind_expected, 0);
@@ -13868,7 +13868,7 @@ static void test_cubind_cusolverDn_xgesvdj_set_sort_eig(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdj_set_sort_eig(info, sort_svd);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjSetSortEig", (int)cubind_expected, 0);
@@ -13898,7 +13898,7 @@ static void test_cubind_cusolverDn_xgesvdj_get_residual(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdj_get_residual(handle, info, residual);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjGetResidual", (int)cubind_expected, 0);
@@ -13928,7 +13928,7 @@ static void test_cubind_cusolverDn_xgesvdj_get_sweeps(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdj_get_sweeps(handle, info, executed_sweeps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjGetSweeps", (int)cubind_expected, 0);
@@ -13980,7 +13980,7 @@ static void test_cubind_cusolverDn_sgesvdj_batched_buffer_size(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdjBatched_bufferSize", (int)cubind_expected, 0);
@@ -14032,7 +14032,7 @@ static void test_cubind_cusolverDn_dgesvdj_batched_buffer_size(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdjBatched_bufferSize", (int)cubind_expected, 0);
@@ -14084,7 +14084,7 @@ static void test_cubind_cusolverDn_cgesvdj_batched_buffer_size(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdjBatched_bufferSize", (int)cubind_expected, 0);
@@ -14136,7 +14136,7 @@ static void test_cubind_cusolverDn_zgesvdj_batched_buffer_size(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdjBatched_bufferSize", (int)cubind_expected, 0);
@@ -14192,7 +14192,7 @@ static void test_cubind_cusolverDn_sgesvdj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdjBatched", (int)cubind_expected, 0);
@@ -14248,7 +14248,7 @@ static void test_cubind_cusolverDn_dgesvdj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdjBatched", (int)cubind_expected, 0);
@@ -14304,7 +14304,7 @@ static void test_cubind_cusolverDn_cgesvdj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdjBatched", (int)cubind_expected, 0);
@@ -14360,7 +14360,7 @@ static void test_cubind_cusolverDn_zgesvdj_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdjBatched", (int)cubind_expected, 0);
@@ -14412,7 +14412,7 @@ static void test_cubind_cusolverDn_sgesvdj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdj_bufferSize", (int)cubind_expected, 0);
@@ -14464,7 +14464,7 @@ static void test_cubind_cusolverDn_dgesvdj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdj_bufferSize", (int)cubind_expected, 0);
@@ -14516,7 +14516,7 @@ static void test_cubind_cusolverDn_cgesvdj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdj_bufferSize", (int)cubind_expected, 0);
@@ -14568,7 +14568,7 @@ static void test_cubind_cusolverDn_zgesvdj_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdj_bufferSize", (int)cubind_expected, 0);
@@ -14624,7 +14624,7 @@ static void test_cubind_cusolverDn_sgesvdj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdj", (int)cubind_expected, 0);
@@ -14680,7 +14680,7 @@ static void test_cubind_cusolverDn_dgesvdj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdj", (int)cubind_expected, 0);
@@ -14736,7 +14736,7 @@ static void test_cubind_cusolverDn_cgesvdj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdj", (int)cubind_expected, 1);
@@ -14792,7 +14792,7 @@ static void test_cubind_cusolverDn_zgesvdj(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdj", (int)cubind_expected, 0);
@@ -14852,7 +14852,7 @@ static void test_cubind_cusolverDn_sgesvda_strided_batched_buffer_size(void **cu
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
@@ -14912,7 +14912,7 @@ static void test_cubind_cusolverDn_dgesvda_strided_batched_buffer_size(void **cu
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
@@ -14972,7 +14972,7 @@ static void test_cubind_cusolverDn_cgesvda_strided_batched_buffer_size(void **cu
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
@@ -15032,7 +15032,7 @@ static void test_cubind_cusolverDn_zgesvda_strided_batched_buffer_size(void **cu
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
@@ -15098,7 +15098,7 @@ static void test_cubind_cusolverDn_sgesvda_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_sgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdaStridedBatched", (int)cubind_expected, 0);
@@ -15164,7 +15164,7 @@ static void test_cubind_cusolverDn_dgesvda_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_dgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdaStridedBatched", (int)cubind_expected, 0);
@@ -15230,7 +15230,7 @@ static void test_cubind_cusolverDn_cgesvda_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_cgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdaStridedBatched", (int)cubind_expected, 0);
@@ -15296,7 +15296,7 @@ static void test_cubind_cusolverDn_zgesvda_strided_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_zgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdaStridedBatched", (int)cubind_expected, 0);
@@ -15322,7 +15322,7 @@ static void test_cubind_cusolverDn_create_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_create_params(params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateParams", (int)cubind_expected, 0);
@@ -15348,7 +15348,7 @@ static void test_cubind_cusolverDn_destroy_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_destroy_params(params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDestroyParams", (int)cubind_expected, 0);
@@ -15378,7 +15378,7 @@ static void test_cubind_cusolverDn_set_adv_options(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_set_adv_options(params, function, algo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSetAdvOptions", (int)cubind_expected, 0);
@@ -15422,7 +15422,7 @@ static void test_cubind_cusolverDn_xpotrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xpotrf_buffer_size(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrf_bufferSize", (int)cubind_expected, 0);
@@ -15472,7 +15472,7 @@ static void test_cubind_cusolverDn_xpotrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrf", (int)cubind_expected, 0);
@@ -15520,7 +15520,7 @@ static void test_cubind_cusolverDn_xpotrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrs", (int)cubind_expected, 0);
@@ -15568,7 +15568,7 @@ static void test_cubind_cusolverDn_xgeqrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeqrf_buffer_size(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeqrf_bufferSize", (int)cubind_expected, 0);
@@ -15622,7 +15622,7 @@ static void test_cubind_cusolverDn_xgeqrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeqrf", (int)cubind_expected, 0);
@@ -15666,7 +15666,7 @@ static void test_cubind_cusolverDn_xgetrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgetrf_buffer_size(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrf_bufferSize", (int)cubind_expected, 0);
@@ -15718,7 +15718,7 @@ static void test_cubind_cusolverDn_xgetrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrf", (int)cubind_expected, 0);
@@ -15768,7 +15768,7 @@ static void test_cubind_cusolverDn_xgetrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrs", (int)cubind_expected, 0);
@@ -15818,7 +15818,7 @@ static void test_cubind_cusolverDn_xsyevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevd_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevd_bufferSize", (int)cubind_expected, 0);
@@ -15874,7 +15874,7 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevd", (int)cubind_expected, 0);
@@ -15883,8 +15883,8 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
 
 /* How cusolverDnXsyevBatched_bufferSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_359[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state)
@@ -15909,7 +15909,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 2, "cusolverDnXsyevBatched_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyev_batched_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
@@ -15939,7 +15939,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyev_batched_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched_bufferSize", (int)cubind_expected, 0);
@@ -15948,8 +15948,8 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
 
 /* How cusolverDnXsyevBatched is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_360[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
@@ -15977,7 +15977,7 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 2, "cusolverDnXsyevBatched", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyev_batched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
@@ -16010,7 +16010,7 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyev_batched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched", (int)cubind_expected, 1);
@@ -16072,7 +16072,7 @@ static void test_cubind_cusolverDn_xsyevdx_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevdx_buffer_size(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevdx_bufferSize", (int)cubind_expected, 0);
@@ -16140,7 +16140,7 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevdx", (int)cubind_expected, 0);
@@ -16149,8 +16149,8 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
 
 /* How cusolverDnXgeev_bufferSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_363[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
@@ -16180,7 +16180,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 2, "cusolverDnXgeev_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeev_buffer_size(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -16215,7 +16215,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeev_buffer_size(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev_bufferSize", (int)cubind_expected, 0);
@@ -16224,8 +16224,8 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
 
 /* How cusolverDnXgeev is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_364[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xgeev(void **cubind_state)
@@ -16258,7 +16258,7 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 2, "cusolverDnXgeev", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
@@ -16296,7 +16296,7 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev", (int)cubind_expected, 0);
@@ -16360,7 +16360,7 @@ static void test_cubind_cusolverDn_xgesvd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvd_buffer_size(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvd_bufferSize", (int)cubind_expected, 0);
@@ -16430,7 +16430,7 @@ static void test_cubind_cusolverDn_xgesvd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvd", (int)cubind_expected, 0);
@@ -16494,7 +16494,7 @@ static void test_cubind_cusolverDn_xgesvdp_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdp_buffer_size(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdp_bufferSize", (int)cubind_expected, 0);
@@ -16566,7 +16566,7 @@ static void test_cubind_cusolverDn_xgesvdp(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdp", (int)cubind_expected, 0);
@@ -16636,7 +16636,7 @@ static void test_cubind_cusolverDn_xgesvdr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdr_buffer_size(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdr_bufferSize", (int)cubind_expected, 0);
@@ -16712,7 +16712,7 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdr", (int)cubind_expected, 0);
@@ -16721,7 +16721,7 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
 
 /* How cusolverDnXlarft_bufferSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_371[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
@@ -16749,7 +16749,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cusolverDnXlarft_bufferSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xlarft_buffer_size(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
@@ -16782,7 +16782,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xlarft_buffer_size(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXlarft_bufferSize", (int)cubind_expected, 0);
@@ -16791,7 +16791,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
 
 /* How cusolverDnXlarft is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_372[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusolverDn_xlarft(void **cubind_state)
@@ -16821,7 +16821,7 @@ static void test_cubind_cusolverDn_xlarft(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "cusolverDnXlarft", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
@@ -16856,7 +16856,7 @@ static void test_cubind_cusolverDn_xlarft(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_xlarft(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXlarft", (int)cubind_expected, 0);
@@ -16882,7 +16882,7 @@ static void test_cubind_cusolverDn_logger_set_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_set_callback(callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerSetCallback", (int)cubind_expected, 0);
@@ -16908,7 +16908,7 @@ static void test_cubind_cusolverDn_logger_set_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_set_file(file);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerSetFile", (int)cubind_expected, 0);
@@ -16934,7 +16934,7 @@ static void test_cubind_cusolverDn_logger_open_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_open_file(logFile);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerOpenFile", (int)cubind_expected, 0);
@@ -16960,7 +16960,7 @@ static void test_cubind_cusolverDn_logger_set_level(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_set_level(level);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerSetLevel", (int)cubind_expected, 0);
@@ -16986,7 +16986,7 @@ static void test_cubind_cusolverDn_logger_set_mask(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_set_mask(mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerSetMask", (int)cubind_expected, 0);
@@ -17010,7 +17010,7 @@ static void test_cubind_cusolverDn_logger_force_disable(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverDn_logger_force_disable();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerForceDisable", (int)cubind_expected, 0);
@@ -17036,7 +17036,7 @@ static void test_cubind_cusolverSp_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreate", (int)cubind_expected, 0);
@@ -17062,7 +17062,7 @@ static void test_cubind_cusolverSp_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroy", (int)cubind_expected, 0);
@@ -17090,7 +17090,7 @@ static void test_cubind_cusolverSp_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_set_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpSetStream", (int)cubind_expected, 0);
@@ -17118,7 +17118,7 @@ static void test_cubind_cusolverSp_get_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_get_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpGetStream", (int)cubind_expected, 0);
@@ -17158,7 +17158,7 @@ static void test_cubind_cusolverSp_xcsrissym_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrissym_host(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrissymHost", (int)cubind_expected, 0);
@@ -17206,7 +17206,7 @@ static void test_cubind_cusolverSp_scsrlsvlu_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvluHost", (int)cubind_expected, 1);
@@ -17254,7 +17254,7 @@ static void test_cubind_cusolverSp_dcsrlsvlu_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvluHost", (int)cubind_expected, 0);
@@ -17302,7 +17302,7 @@ static void test_cubind_cusolverSp_ccsrlsvlu_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvluHost", (int)cubind_expected, 0);
@@ -17350,7 +17350,7 @@ static void test_cubind_cusolverSp_zcsrlsvlu_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvluHost", (int)cubind_expected, 0);
@@ -17398,7 +17398,7 @@ static void test_cubind_cusolverSp_scsrlsvqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvqr", (int)cubind_expected, 0);
@@ -17446,7 +17446,7 @@ static void test_cubind_cusolverSp_dcsrlsvqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvqr", (int)cubind_expected, 0);
@@ -17494,7 +17494,7 @@ static void test_cubind_cusolverSp_ccsrlsvqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvqr", (int)cubind_expected, 0);
@@ -17542,7 +17542,7 @@ static void test_cubind_cusolverSp_zcsrlsvqr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvqr", (int)cubind_expected, 0);
@@ -17590,7 +17590,7 @@ static void test_cubind_cusolverSp_scsrlsvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvqrHost", (int)cubind_expected, 0);
@@ -17638,7 +17638,7 @@ static void test_cubind_cusolverSp_dcsrlsvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvqrHost", (int)cubind_expected, 0);
@@ -17686,7 +17686,7 @@ static void test_cubind_cusolverSp_ccsrlsvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvqrHost", (int)cubind_expected, 0);
@@ -17734,7 +17734,7 @@ static void test_cubind_cusolverSp_zcsrlsvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvqrHost", (int)cubind_expected, 0);
@@ -17782,7 +17782,7 @@ static void test_cubind_cusolverSp_scsrlsvchol_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvcholHost", (int)cubind_expected, 0);
@@ -17830,7 +17830,7 @@ static void test_cubind_cusolverSp_dcsrlsvchol_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvcholHost", (int)cubind_expected, 0);
@@ -17878,7 +17878,7 @@ static void test_cubind_cusolverSp_ccsrlsvchol_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvcholHost", (int)cubind_expected, 0);
@@ -17926,7 +17926,7 @@ static void test_cubind_cusolverSp_zcsrlsvchol_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvcholHost", (int)cubind_expected, 0);
@@ -17974,7 +17974,7 @@ static void test_cubind_cusolverSp_scsrlsvchol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvchol", (int)cubind_expected, 0);
@@ -18022,7 +18022,7 @@ static void test_cubind_cusolverSp_dcsrlsvchol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvchol", (int)cubind_expected, 0);
@@ -18070,7 +18070,7 @@ static void test_cubind_cusolverSp_ccsrlsvchol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvchol", (int)cubind_expected, 0);
@@ -18118,7 +18118,7 @@ static void test_cubind_cusolverSp_zcsrlsvchol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvchol", (int)cubind_expected, 0);
@@ -18170,7 +18170,7 @@ static void test_cubind_cusolverSp_scsrlsqvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsqvqrHost", (int)cubind_expected, 0);
@@ -18222,7 +18222,7 @@ static void test_cubind_cusolverSp_dcsrlsqvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsqvqrHost", (int)cubind_expected, 0);
@@ -18274,7 +18274,7 @@ static void test_cubind_cusolverSp_ccsrlsqvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsqvqrHost", (int)cubind_expected, 0);
@@ -18326,7 +18326,7 @@ static void test_cubind_cusolverSp_zcsrlsqvqr_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsqvqrHost", (int)cubind_expected, 0);
@@ -18376,7 +18376,7 @@ static void test_cubind_cusolverSp_scsreigvsi_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigvsiHost", (int)cubind_expected, 1);
@@ -18426,7 +18426,7 @@ static void test_cubind_cusolverSp_dcsreigvsi_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigvsiHost", (int)cubind_expected, 0);
@@ -18477,7 +18477,7 @@ static void test_cubind_cusolverSp_ccsreigvsi_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigvsiHost", (int)cubind_expected, 0);
@@ -18528,7 +18528,7 @@ static void test_cubind_cusolverSp_zcsreigvsi_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigvsiHost", (int)cubind_expected, 0);
@@ -18578,7 +18578,7 @@ static void test_cubind_cusolverSp_scsreigvsi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigvsi", (int)cubind_expected, 0);
@@ -18628,7 +18628,7 @@ static void test_cubind_cusolverSp_dcsreigvsi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigvsi", (int)cubind_expected, 0);
@@ -18679,7 +18679,7 @@ static void test_cubind_cusolverSp_ccsreigvsi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigvsi", (int)cubind_expected, 0);
@@ -18730,7 +18730,7 @@ static void test_cubind_cusolverSp_zcsreigvsi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigvsi", (int)cubind_expected, 0);
@@ -18776,7 +18776,7 @@ static void test_cubind_cusolverSp_scsreigs_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigsHost", (int)cubind_expected, 0);
@@ -18822,7 +18822,7 @@ static void test_cubind_cusolverSp_dcsreigs_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigsHost", (int)cubind_expected, 0);
@@ -18868,7 +18868,7 @@ static void test_cubind_cusolverSp_ccsreigs_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigsHost", (int)cubind_expected, 0);
@@ -18914,7 +18914,7 @@ static void test_cubind_cusolverSp_zcsreigs_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigsHost", (int)cubind_expected, 0);
@@ -18952,7 +18952,7 @@ static void test_cubind_cusolverSp_xcsrsymrcm_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrsymrcm_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymrcmHost", (int)cubind_expected, 0);
@@ -18990,7 +18990,7 @@ static void test_cubind_cusolverSp_xcsrsymmdq_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrsymmdq_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymmdqHost", (int)cubind_expected, 0);
@@ -19028,7 +19028,7 @@ static void test_cubind_cusolverSp_xcsrsymamd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrsymamd_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymamdHost", (int)cubind_expected, 0);
@@ -19068,7 +19068,7 @@ static void test_cubind_cusolverSp_xcsrmetisnd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrmetisnd_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrmetisndHost", (int)cubind_expected, 0);
@@ -19110,7 +19110,7 @@ static void test_cubind_cusolverSp_scsrzfd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrzfdHost", (int)cubind_expected, 0);
@@ -19152,7 +19152,7 @@ static void test_cubind_cusolverSp_dcsrzfd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrzfdHost", (int)cubind_expected, 0);
@@ -19194,7 +19194,7 @@ static void test_cubind_cusolverSp_ccsrzfd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrzfdHost", (int)cubind_expected, 0);
@@ -19236,7 +19236,7 @@ static void test_cubind_cusolverSp_zcsrzfd_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrzfdHost", (int)cubind_expected, 0);
@@ -19280,7 +19280,7 @@ static void test_cubind_cusolverSp_xcsrperm_buffer_size_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrperm_buffer_size_host(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrperm_bufferSizeHost", (int)cubind_expected, 0);
@@ -19326,7 +19326,7 @@ static void test_cubind_cusolverSp_xcsrperm_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrperm_host(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrpermHost", (int)cubind_expected, 0);
@@ -19352,7 +19352,7 @@ static void test_cubind_cusolverSp_create_csrqr_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create_csrqr_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrqrInfo", (int)cubind_expected, 0);
@@ -19378,7 +19378,7 @@ static void test_cubind_cusolverSp_destroy_csrqr_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy_csrqr_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroyCsrqrInfo", (int)cubind_expected, 0);
@@ -19418,7 +19418,7 @@ static void test_cubind_cusolverSp_xcsrqr_analysis_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrqr_analysis_batched(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrqrAnalysisBatched", (int)cubind_expected, 1);
@@ -19466,7 +19466,7 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info_batched(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfoBatched", (int)cubind_expected, 0);
@@ -19514,7 +19514,7 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info_batched(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfoBatched", (int)cubind_expected, 0);
@@ -19562,7 +19562,7 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info_batched(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfoBatched", (int)cubind_expected, 0);
@@ -19610,7 +19610,7 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info_batched(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfoBatched", (int)cubind_expected, 0);
@@ -19660,7 +19660,7 @@ static void test_cubind_cusolverSp_scsrqrsv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrsvBatched", (int)cubind_expected, 0);
@@ -19710,7 +19710,7 @@ static void test_cubind_cusolverSp_dcsrqrsv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrsvBatched", (int)cubind_expected, 0);
@@ -19760,7 +19760,7 @@ static void test_cubind_cusolverSp_ccsrqrsv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrsvBatched", (int)cubind_expected, 0);
@@ -19810,7 +19810,7 @@ static void test_cubind_cusolverSp_zcsrqrsv_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrsvBatched", (int)cubind_expected, 0);
@@ -19836,7 +19836,7 @@ static void test_cubind_cusolverSp_create_csrlu_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create_csrlu_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrluInfoHost", (int)cubind_expected, 0);
@@ -19862,7 +19862,7 @@ static void test_cubind_cusolverSp_destroy_csrlu_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy_csrlu_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroyCsrluInfoHost", (int)cubind_expected, 0);
@@ -19900,7 +19900,7 @@ static void test_cubind_cusolverSp_xcsrlu_analysis_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrlu_analysis_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrluAnalysisHost", (int)cubind_expected, 0);
@@ -19944,7 +19944,7 @@ static void test_cubind_cusolverSp_scsrlu_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluBufferInfoHost", (int)cubind_expected, 0);
@@ -19988,7 +19988,7 @@ static void test_cubind_cusolverSp_dcsrlu_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluBufferInfoHost", (int)cubind_expected, 0);
@@ -20032,7 +20032,7 @@ static void test_cubind_cusolverSp_ccsrlu_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluBufferInfoHost", (int)cubind_expected, 0);
@@ -20076,7 +20076,7 @@ static void test_cubind_cusolverSp_zcsrlu_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluBufferInfoHost", (int)cubind_expected, 0);
@@ -20120,7 +20120,7 @@ static void test_cubind_cusolverSp_scsrlu_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlu_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluFactorHost", (int)cubind_expected, 0);
@@ -20164,7 +20164,7 @@ static void test_cubind_cusolverSp_dcsrlu_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlu_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluFactorHost", (int)cubind_expected, 0);
@@ -20208,7 +20208,7 @@ static void test_cubind_cusolverSp_ccsrlu_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlu_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluFactorHost", (int)cubind_expected, 0);
@@ -20252,7 +20252,7 @@ static void test_cubind_cusolverSp_zcsrlu_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlu_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluFactorHost", (int)cubind_expected, 0);
@@ -20284,7 +20284,7 @@ static void test_cubind_cusolverSp_scsrlu_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlu_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluZeroPivotHost", (int)cubind_expected, 0);
@@ -20316,7 +20316,7 @@ static void test_cubind_cusolverSp_dcsrlu_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlu_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluZeroPivotHost", (int)cubind_expected, 0);
@@ -20348,7 +20348,7 @@ static void test_cubind_cusolverSp_ccsrlu_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlu_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluZeroPivotHost", (int)cubind_expected, 0);
@@ -20380,7 +20380,7 @@ static void test_cubind_cusolverSp_zcsrlu_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlu_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluZeroPivotHost", (int)cubind_expected, 0);
@@ -20416,7 +20416,7 @@ static void test_cubind_cusolverSp_scsrlu_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlu_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluSolveHost", (int)cubind_expected, 1);
@@ -20452,7 +20452,7 @@ static void test_cubind_cusolverSp_dcsrlu_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlu_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluSolveHost", (int)cubind_expected, 0);
@@ -20488,7 +20488,7 @@ static void test_cubind_cusolverSp_ccsrlu_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlu_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluSolveHost", (int)cubind_expected, 0);
@@ -20524,7 +20524,7 @@ static void test_cubind_cusolverSp_zcsrlu_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlu_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluSolveHost", (int)cubind_expected, 0);
@@ -20556,7 +20556,7 @@ static void test_cubind_cusolverSp_xcsrlu_nnz_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrlu_nnz_host(handle, nnzLRef, nnzURef, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrluNnzHost", (int)cubind_expected, 0);
@@ -20606,7 +20606,7 @@ static void test_cubind_cusolverSp_scsrlu_extract_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluExtractHost", (int)cubind_expected, 0);
@@ -20656,7 +20656,7 @@ static void test_cubind_cusolverSp_dcsrlu_extract_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluExtractHost", (int)cubind_expected, 0);
@@ -20706,7 +20706,7 @@ static void test_cubind_cusolverSp_ccsrlu_extract_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluExtractHost", (int)cubind_expected, 0);
@@ -20756,7 +20756,7 @@ static void test_cubind_cusolverSp_zcsrlu_extract_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluExtractHost", (int)cubind_expected, 0);
@@ -20782,7 +20782,7 @@ static void test_cubind_cusolverSp_create_csrqr_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create_csrqr_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrqrInfoHost", (int)cubind_expected, 0);
@@ -20808,7 +20808,7 @@ static void test_cubind_cusolverSp_destroy_csrqr_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy_csrqr_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroyCsrqrInfoHost", (int)cubind_expected, 0);
@@ -20848,7 +20848,7 @@ static void test_cubind_cusolverSp_xcsrqr_analysis_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrqr_analysis_host(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrqrAnalysisHost", (int)cubind_expected, 0);
@@ -20894,7 +20894,7 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfoHost", (int)cubind_expected, 0);
@@ -20940,7 +20940,7 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfoHost", (int)cubind_expected, 0);
@@ -20986,7 +20986,7 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfoHost", (int)cubind_expected, 0);
@@ -21032,7 +21032,7 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfoHost", (int)cubind_expected, 0);
@@ -21076,7 +21076,7 @@ static void test_cubind_cusolverSp_scsrqr_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_setup_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSetupHost", (int)cubind_expected, 0);
@@ -21120,7 +21120,7 @@ static void test_cubind_cusolverSp_dcsrqr_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_setup_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSetupHost", (int)cubind_expected, 0);
@@ -21165,7 +21165,7 @@ static void test_cubind_cusolverSp_ccsrqr_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_setup_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSetupHost", (int)cubind_expected, 0);
@@ -21210,7 +21210,7 @@ static void test_cubind_cusolverSp_zcsrqr_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_setup_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSetupHost", (int)cubind_expected, 0);
@@ -21250,7 +21250,7 @@ static void test_cubind_cusolverSp_scsrqr_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrFactorHost", (int)cubind_expected, 0);
@@ -21290,7 +21290,7 @@ static void test_cubind_cusolverSp_dcsrqr_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrFactorHost", (int)cubind_expected, 0);
@@ -21330,7 +21330,7 @@ static void test_cubind_cusolverSp_ccsrqr_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrFactorHost", (int)cubind_expected, 0);
@@ -21370,7 +21370,7 @@ static void test_cubind_cusolverSp_zcsrqr_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrFactorHost", (int)cubind_expected, 0);
@@ -21402,7 +21402,7 @@ static void test_cubind_cusolverSp_scsrqr_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrZeroPivotHost", (int)cubind_expected, 1);
@@ -21434,7 +21434,7 @@ static void test_cubind_cusolverSp_dcsrqr_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrZeroPivotHost", (int)cubind_expected, 0);
@@ -21466,7 +21466,7 @@ static void test_cubind_cusolverSp_ccsrqr_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrZeroPivotHost", (int)cubind_expected, 0);
@@ -21498,7 +21498,7 @@ static void test_cubind_cusolverSp_zcsrqr_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrZeroPivotHost", (int)cubind_expected, 0);
@@ -21536,7 +21536,7 @@ static void test_cubind_cusolverSp_scsrqr_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSolveHost", (int)cubind_expected, 0);
@@ -21574,7 +21574,7 @@ static void test_cubind_cusolverSp_dcsrqr_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSolveHost", (int)cubind_expected, 0);
@@ -21612,7 +21612,7 @@ static void test_cubind_cusolverSp_ccsrqr_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSolveHost", (int)cubind_expected, 0);
@@ -21650,7 +21650,7 @@ static void test_cubind_cusolverSp_zcsrqr_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSolveHost", (int)cubind_expected, 0);
@@ -21690,7 +21690,7 @@ static void test_cubind_cusolverSp_xcsrqr_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrqr_analysis(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrqrAnalysis", (int)cubind_expected, 0);
@@ -21736,7 +21736,7 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfo", (int)cubind_expected, 0);
@@ -21782,7 +21782,7 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfo", (int)cubind_expected, 0);
@@ -21828,7 +21828,7 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfo", (int)cubind_expected, 0);
@@ -21874,7 +21874,7 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfo", (int)cubind_expected, 0);
@@ -21918,7 +21918,7 @@ static void test_cubind_cusolverSp_scsrqr_setup(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_setup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSetup", (int)cubind_expected, 0);
@@ -21962,7 +21962,7 @@ static void test_cubind_cusolverSp_dcsrqr_setup(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_setup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSetup", (int)cubind_expected, 0);
@@ -22007,7 +22007,7 @@ static void test_cubind_cusolverSp_ccsrqr_setup(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_setup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSetup", (int)cubind_expected, 0);
@@ -22052,7 +22052,7 @@ static void test_cubind_cusolverSp_zcsrqr_setup(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_setup(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSetup", (int)cubind_expected, 0);
@@ -22092,7 +22092,7 @@ static void test_cubind_cusolverSp_scsrqr_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrFactor", (int)cubind_expected, 0);
@@ -22132,7 +22132,7 @@ static void test_cubind_cusolverSp_dcsrqr_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrFactor", (int)cubind_expected, 0);
@@ -22172,7 +22172,7 @@ static void test_cubind_cusolverSp_ccsrqr_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrFactor", (int)cubind_expected, 0);
@@ -22212,7 +22212,7 @@ static void test_cubind_cusolverSp_zcsrqr_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrFactor", (int)cubind_expected, 0);
@@ -22244,7 +22244,7 @@ static void test_cubind_cusolverSp_scsrqr_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrZeroPivot", (int)cubind_expected, 0);
@@ -22276,7 +22276,7 @@ static void test_cubind_cusolverSp_dcsrqr_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrZeroPivot", (int)cubind_expected, 0);
@@ -22308,7 +22308,7 @@ static void test_cubind_cusolverSp_ccsrqr_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrZeroPivot", (int)cubind_expected, 0);
@@ -22340,7 +22340,7 @@ static void test_cubind_cusolverSp_zcsrqr_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrZeroPivot", (int)cubind_expected, 1);
@@ -22378,7 +22378,7 @@ static void test_cubind_cusolverSp_scsrqr_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrqr_solve(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSolve", (int)cubind_expected, 0);
@@ -22416,7 +22416,7 @@ static void test_cubind_cusolverSp_dcsrqr_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrqr_solve(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSolve", (int)cubind_expected, 0);
@@ -22454,7 +22454,7 @@ static void test_cubind_cusolverSp_ccsrqr_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrqr_solve(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSolve", (int)cubind_expected, 0);
@@ -22492,7 +22492,7 @@ static void test_cubind_cusolverSp_zcsrqr_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrqr_solve(handle, m, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSolve", (int)cubind_expected, 0);
@@ -22518,7 +22518,7 @@ static void test_cubind_cusolverSp_create_csrchol_info_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create_csrchol_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrcholInfoHost", (int)cubind_expected, 0);
@@ -22544,7 +22544,7 @@ static void test_cubind_cusolverSp_destroy_csrchol_info_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy_csrchol_info_host(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroyCsrcholInfoHost", (int)cubind_expected, 0);
@@ -22582,7 +22582,7 @@ static void test_cubind_cusolverSp_xcsrchol_analysis_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrchol_analysis_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrcholAnalysisHost", (int)cubind_expected, 0);
@@ -22626,7 +22626,7 @@ static void test_cubind_cusolverSp_scsrchol_buffer_info_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholBufferInfoHost", (int)cubind_expected, 0);
@@ -22670,7 +22670,7 @@ static void test_cubind_cusolverSp_dcsrchol_buffer_info_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholBufferInfoHost", (int)cubind_expected, 0);
@@ -22714,7 +22714,7 @@ static void test_cubind_cusolverSp_ccsrchol_buffer_info_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholBufferInfoHost", (int)cubind_expected, 0);
@@ -22758,7 +22758,7 @@ static void test_cubind_cusolverSp_zcsrchol_buffer_info_host(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholBufferInfoHost", (int)cubind_expected, 0);
@@ -22800,7 +22800,7 @@ static void test_cubind_cusolverSp_scsrchol_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholFactorHost", (int)cubind_expected, 0);
@@ -22842,7 +22842,7 @@ static void test_cubind_cusolverSp_dcsrchol_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholFactorHost", (int)cubind_expected, 0);
@@ -22884,7 +22884,7 @@ static void test_cubind_cusolverSp_ccsrchol_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholFactorHost", (int)cubind_expected, 0);
@@ -22926,7 +22926,7 @@ static void test_cubind_cusolverSp_zcsrchol_factor_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_factor_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholFactorHost", (int)cubind_expected, 0);
@@ -22958,7 +22958,7 @@ static void test_cubind_cusolverSp_scsrchol_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholZeroPivotHost", (int)cubind_expected, 0);
@@ -22990,7 +22990,7 @@ static void test_cubind_cusolverSp_dcsrchol_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholZeroPivotHost", (int)cubind_expected, 0);
@@ -23022,7 +23022,7 @@ static void test_cubind_cusolverSp_ccsrchol_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholZeroPivotHost", (int)cubind_expected, 0);
@@ -23054,7 +23054,7 @@ static void test_cubind_cusolverSp_zcsrchol_zero_pivot_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_zero_pivot_host(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholZeroPivotHost", (int)cubind_expected, 0);
@@ -23090,7 +23090,7 @@ static void test_cubind_cusolverSp_scsrchol_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholSolveHost", (int)cubind_expected, 0);
@@ -23126,7 +23126,7 @@ static void test_cubind_cusolverSp_dcsrchol_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholSolveHost", (int)cubind_expected, 0);
@@ -23162,7 +23162,7 @@ static void test_cubind_cusolverSp_ccsrchol_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholSolveHost", (int)cubind_expected, 0);
@@ -23198,7 +23198,7 @@ static void test_cubind_cusolverSp_zcsrchol_solve_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_solve_host(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholSolveHost", (int)cubind_expected, 0);
@@ -23224,7 +23224,7 @@ static void test_cubind_cusolverSp_create_csrchol_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_create_csrchol_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrcholInfo", (int)cubind_expected, 1);
@@ -23250,7 +23250,7 @@ static void test_cubind_cusolverSp_destroy_csrchol_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_destroy_csrchol_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDestroyCsrcholInfo", (int)cubind_expected, 0);
@@ -23288,7 +23288,7 @@ static void test_cubind_cusolverSp_xcsrchol_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_xcsrchol_analysis(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrcholAnalysis", (int)cubind_expected, 0);
@@ -23332,7 +23332,7 @@ static void test_cubind_cusolverSp_scsrchol_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholBufferInfo", (int)cubind_expected, 0);
@@ -23376,7 +23376,7 @@ static void test_cubind_cusolverSp_dcsrchol_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholBufferInfo", (int)cubind_expected, 0);
@@ -23420,7 +23420,7 @@ static void test_cubind_cusolverSp_ccsrchol_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholBufferInfo", (int)cubind_expected, 0);
@@ -23464,7 +23464,7 @@ static void test_cubind_cusolverSp_zcsrchol_buffer_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholBufferInfo", (int)cubind_expected, 0);
@@ -23506,7 +23506,7 @@ static void test_cubind_cusolverSp_scsrchol_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_factor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholFactor", (int)cubind_expected, 0);
@@ -23548,7 +23548,7 @@ static void test_cubind_cusolverSp_dcsrchol_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_factor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholFactor", (int)cubind_expected, 0);
@@ -23590,7 +23590,7 @@ static void test_cubind_cusolverSp_ccsrchol_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_factor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholFactor", (int)cubind_expected, 0);
@@ -23632,7 +23632,7 @@ static void test_cubind_cusolverSp_zcsrchol_factor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_factor(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholFactor", (int)cubind_expected, 0);
@@ -23664,7 +23664,7 @@ static void test_cubind_cusolverSp_scsrchol_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholZeroPivot", (int)cubind_expected, 0);
@@ -23696,7 +23696,7 @@ static void test_cubind_cusolverSp_dcsrchol_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholZeroPivot", (int)cubind_expected, 0);
@@ -23728,7 +23728,7 @@ static void test_cubind_cusolverSp_ccsrchol_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholZeroPivot", (int)cubind_expected, 0);
@@ -23760,7 +23760,7 @@ static void test_cubind_cusolverSp_zcsrchol_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_zero_pivot(handle, info, tol, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholZeroPivot", (int)cubind_expected, 0);
@@ -23796,7 +23796,7 @@ static void test_cubind_cusolverSp_scsrchol_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_solve(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholSolve", (int)cubind_expected, 0);
@@ -23832,7 +23832,7 @@ static void test_cubind_cusolverSp_dcsrchol_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_solve(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholSolve", (int)cubind_expected, 0);
@@ -23868,7 +23868,7 @@ static void test_cubind_cusolverSp_ccsrchol_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_solve(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholSolve", (int)cubind_expected, 0);
@@ -23904,7 +23904,7 @@ static void test_cubind_cusolverSp_zcsrchol_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_solve(handle, n, b, x, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholSolve", (int)cubind_expected, 0);
@@ -23934,7 +23934,7 @@ static void test_cubind_cusolverSp_scsrchol_diag(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_scsrchol_diag(handle, info, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholDiag", (int)cubind_expected, 0);
@@ -23964,7 +23964,7 @@ static void test_cubind_cusolverSp_dcsrchol_diag(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_dcsrchol_diag(handle, info, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholDiag", (int)cubind_expected, 0);
@@ -23994,7 +23994,7 @@ static void test_cubind_cusolverSp_ccsrchol_diag(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_ccsrchol_diag(handle, info, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholDiag", (int)cubind_expected, 0);
@@ -24024,7 +24024,7 @@ static void test_cubind_cusolverSp_zcsrchol_diag(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverSp_zcsrchol_diag(handle, info, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholDiag", (int)cubind_expected, 0);
@@ -24050,7 +24050,7 @@ static void test_cubind_cusolverRf_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfCreate", (int)cubind_expected, 0);
@@ -24076,7 +24076,7 @@ static void test_cubind_cusolverRf_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfDestroy", (int)cubind_expected, 1);
@@ -24106,7 +24106,7 @@ static void test_cubind_cusolverRf_get_matrix_format(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_get_matrix_format(handle, format, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetMatrixFormat", (int)cubind_expected, 0);
@@ -24136,7 +24136,7 @@ static void test_cubind_cusolverRf_set_matrix_format(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_set_matrix_format(handle, format, diag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetMatrixFormat", (int)cubind_expected, 0);
@@ -24166,7 +24166,7 @@ static void test_cubind_cusolverRf_set_numeric_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_set_numeric_properties(handle, zero, boost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetNumericProperties", (int)cubind_expected, 0);
@@ -24196,7 +24196,7 @@ static void test_cubind_cusolverRf_get_numeric_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_get_numeric_properties(handle, zero, boost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetNumericProperties", (int)cubind_expected, 0);
@@ -24224,7 +24224,7 @@ static void test_cubind_cusolverRf_get_numeric_boost_report(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_get_numeric_boost_report(handle, report);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetNumericBoostReport", (int)cubind_expected, 0);
@@ -24254,7 +24254,7 @@ static void test_cubind_cusolverRf_set_algs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_set_algs(handle, factAlg, solveAlg);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetAlgs", (int)cubind_expected, 0);
@@ -24284,7 +24284,7 @@ static void test_cubind_cusolverRf_get_algs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_get_algs(handle, factAlg, solveAlg);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetAlgs", (int)cubind_expected, 0);
@@ -24312,7 +24312,7 @@ static void test_cubind_cusolverRf_get_reset_values_fast_mode(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_get_reset_values_fast_mode(handle, fastMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetResetValuesFastMode", (int)cubind_expected, 0);
@@ -24340,7 +24340,7 @@ static void test_cubind_cusolverRf_set_reset_values_fast_mode(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_set_reset_values_fast_mode(handle, fastMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetResetValuesFastMode", (int)cubind_expected, 0);
@@ -24396,7 +24396,7 @@ static void test_cubind_cusolverRf_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_setup_host(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetupHost", (int)cubind_expected, 0);
@@ -24452,7 +24452,7 @@ static void test_cubind_cusolverRf_setup_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_setup_device(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetupDevice", (int)cubind_expected, 0);
@@ -24492,7 +24492,7 @@ static void test_cubind_cusolverRf_reset_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_reset_values(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfResetValues", (int)cubind_expected, 0);
@@ -24518,7 +24518,7 @@ static void test_cubind_cusolverRf_analyze(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_analyze(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfAnalyze", (int)cubind_expected, 0);
@@ -24544,7 +24544,7 @@ static void test_cubind_cusolverRf_refactor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_refactor(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfRefactor", (int)cubind_expected, 0);
@@ -24578,7 +24578,7 @@ static void test_cubind_cusolverRf_access_bundled_factors_device(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_access_bundled_factors_device(handle, nnzM, Mp, Mi, Mx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfAccessBundledFactorsDevice", (int)cubind_expected, 0);
@@ -24612,7 +24612,7 @@ static void test_cubind_cusolverRf_extract_bundled_factors_host(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_extract_bundled_factors_host(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfExtractBundledFactorsHost", (int)cubind_expected, 0);
@@ -24654,7 +24654,7 @@ static void test_cubind_cusolverRf_extract_split_factors_host(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_extract_split_factors_host(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfExtractSplitFactorsHost", (int)cubind_expected, 0);
@@ -24694,7 +24694,7 @@ static void test_cubind_cusolverRf_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_solve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSolve", (int)cubind_expected, 0);
@@ -24752,7 +24752,7 @@ static void test_cubind_cusolverRf_batch_setup_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_setup_host(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchSetupHost", (int)cubind_expected, 0);
@@ -24794,7 +24794,7 @@ static void test_cubind_cusolverRf_batch_reset_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_reset_values(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchResetValues", (int)cubind_expected, 0);
@@ -24820,7 +24820,7 @@ static void test_cubind_cusolverRf_batch_analyze(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_analyze(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchAnalyze", (int)cubind_expected, 0);
@@ -24846,7 +24846,7 @@ static void test_cubind_cusolverRf_batch_refactor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_refactor(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchRefactor", (int)cubind_expected, 0);
@@ -24886,7 +24886,7 @@ static void test_cubind_cusolverRf_batch_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_solve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchSolve", (int)cubind_expected, 0);
@@ -24914,7 +24914,7 @@ static void test_cubind_cusolverRf_batch_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverRf_batch_zero_pivot(handle, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchZeroPivot", (int)cubind_expected, 1);

@@ -67,7 +67,7 @@ static void test_cubind_driver_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_get_error_string(error, pStr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorString", (int)cubind_expected, 0);
@@ -95,7 +95,7 @@ static void test_cubind_driver_get_error_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_get_error_name(error, pStr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorName", (int)cubind_expected, 0);
@@ -121,7 +121,7 @@ static void test_cubind_driver_init(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_init(Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuInit", (int)cubind_expected, 1);
@@ -147,7 +147,7 @@ static void test_cubind_driver_driver_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_driver_get_version(driverVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDriverGetVersion", (int)cubind_expected, 0);
@@ -175,7 +175,7 @@ static void test_cubind_driver_device_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get(device, ordinal);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGet", (int)cubind_expected, 0);
@@ -201,7 +201,7 @@ static void test_cubind_driver_device_get_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_count(count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetCount", (int)cubind_expected, 0);
@@ -231,7 +231,7 @@ static void test_cubind_driver_device_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_name(name, len, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetName", (int)cubind_expected, 0);
@@ -259,7 +259,7 @@ static void test_cubind_driver_device_get_uuid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_uuid(uuid, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetUuid", (int)cubind_expected, 0);
@@ -289,7 +289,7 @@ static void test_cubind_driver_device_get_luid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_luid(luid, deviceNodeMask, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetLuid", (int)cubind_expected, 1);
@@ -317,7 +317,7 @@ static void test_cubind_driver_device_total_mem(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_total_mem(bytes, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceTotalMem", (int)cubind_expected, 0);
@@ -349,7 +349,7 @@ static void test_cubind_driver_device_get_texture1_d_linear_max_width(void **cub
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_texture1_d_linear_max_width(maxWidthInElements, format, numChannels, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected, 1);
@@ -379,7 +379,7 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_attribute(pi, attrib, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetAttribute", (int)cubind_expected, 1);
@@ -388,8 +388,8 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
 
 /* How cuDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_12[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind_state)
@@ -404,7 +404,7 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 2, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
@@ -424,7 +424,7 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetHostAtomicCapabilities", (int)cubind_expected, 0);
@@ -454,7 +454,7 @@ static void test_cubind_driver_device_get_nv_sci_sync_attributes(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, dev, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetNvSciSyncAttributes", (int)cubind_expected, 0);
@@ -482,7 +482,7 @@ static void test_cubind_driver_device_set_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_set_mem_pool(dev, pool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetMemPool", (int)cubind_expected, 0);
@@ -510,7 +510,7 @@ static void test_cubind_driver_device_get_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_mem_pool(pool, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetMemPool", (int)cubind_expected, 0);
@@ -538,7 +538,7 @@ static void test_cubind_driver_device_get_default_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_default_mem_pool(pool_out, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDefaultMemPool", (int)cubind_expected, 0);
@@ -568,7 +568,7 @@ static void test_cubind_driver_device_get_exec_affinity_support(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_exec_affinity_support(pi, type, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetExecAffinitySupport", (int)cubind_expected, 0);
@@ -596,7 +596,7 @@ static void test_cubind_driver_flush_gpu_direct_rdma_writes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_flush_gpu_direct_rdma_writes(target, scope);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFlushGPUDirectRDMAWrites", (int)cubind_expected, 0);
@@ -624,7 +624,7 @@ static void test_cubind_driver_device_get_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_properties(prop, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetProperties", (int)cubind_expected, 0);
@@ -654,7 +654,7 @@ static void test_cubind_driver_device_compute_capability(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_compute_capability(major, minor, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceComputeCapability", (int)cubind_expected, 0);
@@ -682,7 +682,7 @@ static void test_cubind_driver_device_primary_ctx_retain(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_primary_ctx_retain(pctx, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRetain", (int)cubind_expected, 0);
@@ -708,7 +708,7 @@ static void test_cubind_driver_device_primary_ctx_release(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_primary_ctx_release(dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRelease", (int)cubind_expected, 0);
@@ -736,7 +736,7 @@ static void test_cubind_driver_device_primary_ctx_set_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_primary_ctx_set_flags(dev, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxSetFlags", (int)cubind_expected, 0);
@@ -766,7 +766,7 @@ static void test_cubind_driver_device_primary_ctx_get_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_primary_ctx_get_state(dev, flags, active);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxGetState", (int)cubind_expected, 0);
@@ -792,7 +792,7 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_primary_ctx_reset(dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxReset", (int)cubind_expected, 0);
@@ -801,8 +801,8 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
 
 /* How cuCtxCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_26[] = {
-    {"12.4", 3, "cuCtxCreate_v2"},
-    {"11.8", 3, "cuCtxCreate_v2"},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuCtxCreate_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuCtxCreate_v2"},
 };
 
 static void test_cubind_driver_ctx_create(void **cubind_state)
@@ -817,7 +817,7 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cuCtxCreate_v4", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
@@ -837,7 +837,7 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxCreate", (int)cubind_expected, 0);
@@ -863,7 +863,7 @@ static void test_cubind_driver_ctx_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_destroy(ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDestroy", (int)cubind_expected, 0);
@@ -889,7 +889,7 @@ static void test_cubind_driver_ctx_push_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_push_current(ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPushCurrent", (int)cubind_expected, 0);
@@ -915,7 +915,7 @@ static void test_cubind_driver_ctx_pop_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_pop_current(pctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPopCurrent", (int)cubind_expected, 0);
@@ -941,7 +941,7 @@ static void test_cubind_driver_ctx_set_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_current(ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCurrent", (int)cubind_expected, 0);
@@ -967,7 +967,7 @@ static void test_cubind_driver_ctx_get_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_current(pctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCurrent", (int)cubind_expected, 0);
@@ -993,7 +993,7 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_device(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice", (int)cubind_expected, 0);
@@ -1002,8 +1002,8 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
 
 /* How cuCtxGetDevice_v2 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_33[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
@@ -1016,7 +1016,7 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cuCtxGetDevice_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
@@ -1034,7 +1034,7 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice_v2", (int)cubind_expected, 0);
@@ -1060,7 +1060,7 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_flags(flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetFlags", (int)cubind_expected, 0);
@@ -1069,7 +1069,7 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
 
 /* How cuCtxSetFlags is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_35[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_set_flags(void **cubind_state)
@@ -1081,7 +1081,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cuCtxSetFlags", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_flags(flags);
@@ -1098,7 +1098,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_flags(flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetFlags", (int)cubind_expected, 0);
@@ -1107,7 +1107,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
 
 /* How cuCtxGetId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_36[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_get_id(void **cubind_state)
@@ -1120,7 +1120,7 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cuCtxGetId", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
@@ -1138,7 +1138,7 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetId", (int)cubind_expected, 0);
@@ -1162,7 +1162,7 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_synchronize();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize", (int)cubind_expected, 0);
@@ -1171,8 +1171,8 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
 
 /* How cuCtxSynchronize_v2 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_38[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
@@ -1184,7 +1184,7 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 2, "cuCtxSynchronize_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_synchronize_v2(ctx);
@@ -1201,7 +1201,7 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_synchronize_v2(ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSynchronize_v2", (int)cubind_expected, 0);
@@ -1229,7 +1229,7 @@ static void test_cubind_driver_ctx_set_limit(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_limit(limit, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetLimit", (int)cubind_expected, 0);
@@ -1257,7 +1257,7 @@ static void test_cubind_driver_ctx_get_limit(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_limit(pvalue, limit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetLimit", (int)cubind_expected, 0);
@@ -1283,7 +1283,7 @@ static void test_cubind_driver_ctx_get_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_cache_config(pconfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCacheConfig", (int)cubind_expected, 0);
@@ -1309,7 +1309,7 @@ static void test_cubind_driver_ctx_set_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_cache_config(config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetCacheConfig", (int)cubind_expected, 0);
@@ -1337,7 +1337,7 @@ static void test_cubind_driver_ctx_get_api_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_api_version(ctx, version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetApiVersion", (int)cubind_expected, 0);
@@ -1365,7 +1365,7 @@ static void test_cubind_driver_ctx_get_stream_priority_range(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_stream_priority_range(leastPriority, greatestPriority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetStreamPriorityRange", (int)cubind_expected, 0);
@@ -1389,7 +1389,7 @@ static void test_cubind_driver_ctx_reset_persisting_l2cache(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_reset_persisting_l2cache();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxResetPersistingL2Cache", (int)cubind_expected, 0);
@@ -1417,7 +1417,7 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_exec_affinity(pExecAffinity, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetExecAffinity", (int)cubind_expected, 0);
@@ -1426,8 +1426,8 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
 
 /* How cuCtxRecordEvent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_47[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_record_event(void **cubind_state)
@@ -1440,7 +1440,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cuCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_record_event(hCtx, hEvent);
@@ -1458,7 +1458,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_record_event(hCtx, hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxRecordEvent", (int)cubind_expected, 0);
@@ -1467,8 +1467,8 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
 
 /* How cuCtxWaitEvent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_48[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_wait_event(void **cubind_state)
@@ -1481,7 +1481,7 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, "cuCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_wait_event(hCtx, hEvent);
@@ -1499,7 +1499,7 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_wait_event(hCtx, hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxWaitEvent", (int)cubind_expected, 0);
@@ -1527,7 +1527,7 @@ static void test_cubind_driver_ctx_attach(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_attach(pctx, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxAttach", (int)cubind_expected, 0);
@@ -1553,7 +1553,7 @@ static void test_cubind_driver_ctx_detach(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_detach(ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDetach", (int)cubind_expected, 0);
@@ -1579,7 +1579,7 @@ static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_shared_mem_config(pConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetSharedMemConfig", (int)cubind_expected, 0);
@@ -1605,7 +1605,7 @@ static void test_cubind_driver_ctx_set_shared_mem_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_set_shared_mem_config(config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxSetSharedMemConfig", (int)cubind_expected, 0);
@@ -1633,7 +1633,7 @@ static void test_cubind_driver_module_load(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_load(module, fname);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoad", (int)cubind_expected, 0);
@@ -1661,7 +1661,7 @@ static void test_cubind_driver_module_load_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_load_data(module, image);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadData", (int)cubind_expected, 0);
@@ -1695,7 +1695,7 @@ static void test_cubind_driver_module_load_data_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_load_data_ex(module, image, numOptions, options, optionValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadDataEx", (int)cubind_expected, 0);
@@ -1723,7 +1723,7 @@ static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_load_fat_binary(module, fatCubin);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadFatBinary", (int)cubind_expected, 0);
@@ -1749,7 +1749,7 @@ static void test_cubind_driver_module_unload(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_unload(hmod);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleUnload", (int)cubind_expected, 0);
@@ -1775,7 +1775,7 @@ static void test_cubind_driver_module_get_loading_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_loading_mode(mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetLoadingMode", (int)cubind_expected, 0);
@@ -1805,7 +1805,7 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_function(hfunc, hmod, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunction", (int)cubind_expected, 0);
@@ -1814,7 +1814,7 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
 
 /* How cuModuleGetFunctionCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_60[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_module_get_function_count(void **cubind_state)
@@ -1827,7 +1827,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, "cuModuleGetFunctionCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_function_count(count, mod);
@@ -1845,7 +1845,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_function_count(count, mod);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunctionCount", (int)cubind_expected, 0);
@@ -1854,7 +1854,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
 
 /* How cuModuleEnumerateFunctions is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_61[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
@@ -1868,7 +1868,7 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cuModuleEnumerateFunctions", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
@@ -1887,7 +1887,7 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleEnumerateFunctions", (int)cubind_expected, 0);
@@ -1919,7 +1919,7 @@ static void test_cubind_driver_module_get_global(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_global(dptr, bytes, hmod, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetGlobal", (int)cubind_expected, 0);
@@ -1951,7 +1951,7 @@ static void test_cubind_driver_link_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_link_create(numOptions, options, optionValues, stateOut);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkCreate", (int)cubind_expected, 0);
@@ -1991,7 +1991,7 @@ static void test_cubind_driver_link_add_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_link_add_data(state, type, data, size, name, numOptions, options, optionValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddData", (int)cubind_expected, 0);
@@ -2027,7 +2027,7 @@ static void test_cubind_driver_link_add_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_link_add_file(state, type, path, numOptions, options, optionValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddFile", (int)cubind_expected, 0);
@@ -2057,7 +2057,7 @@ static void test_cubind_driver_link_complete(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_link_complete(state, cubinOut, sizeOut);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkComplete", (int)cubind_expected, 0);
@@ -2083,7 +2083,7 @@ static void test_cubind_driver_link_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_link_destroy(state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkDestroy", (int)cubind_expected, 0);
@@ -2113,7 +2113,7 @@ static void test_cubind_driver_module_get_tex_ref(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_tex_ref(pTexRef, hmod, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetTexRef", (int)cubind_expected, 0);
@@ -2143,7 +2143,7 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_module_get_surf_ref(pSurfRef, hmod, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetSurfRef", (int)cubind_expected, 0);
@@ -2152,7 +2152,7 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
 
 /* How cuLibraryLoadData is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_70[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_load_data(void **cubind_state)
@@ -2171,7 +2171,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, "cuLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -2195,7 +2195,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadData", (int)cubind_expected, 1);
@@ -2204,7 +2204,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
 
 /* How cuLibraryLoadFromFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_71[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_load_from_file(void **cubind_state)
@@ -2223,7 +2223,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cuLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -2247,7 +2247,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadFromFile", (int)cubind_expected, 1);
@@ -2256,7 +2256,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
 
 /* How cuLibraryUnload is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_72[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_unload(void **cubind_state)
@@ -2268,7 +2268,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, "cuLibraryUnload", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_unload(library);
@@ -2285,7 +2285,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_unload(library);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryUnload", (int)cubind_expected, 1);
@@ -2294,7 +2294,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
 
 /* How cuLibraryGetKernel is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_73[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_kernel(void **cubind_state)
@@ -2308,7 +2308,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cuLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
@@ -2327,7 +2327,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernel", (int)cubind_expected, 0);
@@ -2336,7 +2336,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
 
 /* How cuLibraryGetKernelCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_74[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
@@ -2349,7 +2349,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, "cuLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_kernel_count(count, lib);
@@ -2367,7 +2367,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_kernel_count(count, lib);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernelCount", (int)cubind_expected, 0);
@@ -2376,7 +2376,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
 
 /* How cuLibraryEnumerateKernels is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_75[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
@@ -2390,7 +2390,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cuLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
@@ -2409,7 +2409,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryEnumerateKernels", (int)cubind_expected, 0);
@@ -2418,7 +2418,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
 
 /* How cuLibraryGetModule is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_76[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_module(void **cubind_state)
@@ -2431,7 +2431,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, "cuLibraryGetModule", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_module(pMod, library);
@@ -2449,7 +2449,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_module(pMod, library);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetModule", (int)cubind_expected, 0);
@@ -2458,7 +2458,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
 
 /* How cuKernelGetFunction is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_77[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_get_function(void **cubind_state)
@@ -2471,7 +2471,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cuKernelGetFunction", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
@@ -2489,7 +2489,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetFunction", (int)cubind_expected, 0);
@@ -2498,8 +2498,8 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
 
 /* How cuKernelGetLibrary is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_78[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_get_library(void **cubind_state)
@@ -2512,7 +2512,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cuKernelGetLibrary", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
@@ -2530,7 +2530,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetLibrary", (int)cubind_expected, 0);
@@ -2539,7 +2539,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
 
 /* How cuLibraryGetGlobal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_79[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_global(void **cubind_state)
@@ -2554,7 +2554,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cuLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
@@ -2574,7 +2574,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetGlobal", (int)cubind_expected, 0);
@@ -2583,7 +2583,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
 
 /* How cuLibraryGetManaged is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_80[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_managed(void **cubind_state)
@@ -2598,7 +2598,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, "cuLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
@@ -2618,7 +2618,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetManaged", (int)cubind_expected, 0);
@@ -2627,7 +2627,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
 
 /* How cuLibraryGetUnifiedFunction is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_81[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_library_get_unified_function(void **cubind_state)
@@ -2641,7 +2641,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cuLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
@@ -2660,7 +2660,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetUnifiedFunction", (int)cubind_expected, 0);
@@ -2669,7 +2669,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
 
 /* How cuKernelGetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_82[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
@@ -2684,7 +2684,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, "cuKernelGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
@@ -2704,7 +2704,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetAttribute", (int)cubind_expected, 0);
@@ -2713,7 +2713,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
 
 /* How cuKernelSetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_83[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
@@ -2728,7 +2728,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cuKernelSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_set_attribute(attrib, val, kernel, dev);
@@ -2748,7 +2748,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_set_attribute(attrib, val, kernel, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetAttribute", (int)cubind_expected, 0);
@@ -2757,7 +2757,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
 
 /* How cuKernelSetCacheConfig is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_84[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
@@ -2771,7 +2771,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, "cuKernelSetCacheConfig", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_set_cache_config(kernel, config, dev);
@@ -2790,7 +2790,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_set_cache_config(kernel, config, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelSetCacheConfig", (int)cubind_expected, 0);
@@ -2799,7 +2799,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
 
 /* How cuKernelGetName is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_85[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_get_name(void **cubind_state)
@@ -2812,7 +2812,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cuKernelGetName", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_name(name, hfunc);
@@ -2830,7 +2830,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_name(name, hfunc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetName", (int)cubind_expected, 0);
@@ -2839,7 +2839,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
 
 /* How cuKernelGetParamInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_86[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
@@ -2854,7 +2854,7 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, "cuKernelGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
@@ -2874,7 +2874,7 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetParamInfo", (int)cubind_expected, 0);
@@ -2902,7 +2902,7 @@ static void test_cubind_driver_mem_get_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_info(free, total);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetInfo", (int)cubind_expected, 0);
@@ -2930,7 +2930,7 @@ static void test_cubind_driver_mem_alloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc(dptr, bytesize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAlloc", (int)cubind_expected, 0);
@@ -2964,7 +2964,7 @@ static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocPitch", (int)cubind_expected, 0);
@@ -2990,7 +2990,7 @@ static void test_cubind_driver_mem_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_free(dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFree", (int)cubind_expected, 0);
@@ -3020,7 +3020,7 @@ static void test_cubind_driver_mem_get_address_range(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_address_range(pbase, psize, dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAddressRange", (int)cubind_expected, 0);
@@ -3048,7 +3048,7 @@ static void test_cubind_driver_mem_alloc_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc_host(pp, bytesize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocHost", (int)cubind_expected, 0);
@@ -3074,7 +3074,7 @@ static void test_cubind_driver_mem_free_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_free_host(p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeHost", (int)cubind_expected, 0);
@@ -3104,7 +3104,7 @@ static void test_cubind_driver_mem_host_alloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_host_alloc(pp, bytesize, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostAlloc", (int)cubind_expected, 0);
@@ -3134,7 +3134,7 @@ static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_host_get_device_pointer(pdptr, p, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetDevicePointer", (int)cubind_expected, 0);
@@ -3162,7 +3162,7 @@ static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_host_get_flags(pFlags, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetFlags", (int)cubind_expected, 0);
@@ -3192,7 +3192,7 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc_managed(dptr, bytesize, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocManaged", (int)cubind_expected, 0);
@@ -3201,7 +3201,7 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
 
 /* How cuDeviceRegisterAsyncNotification is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_98[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_device_register_async_notification(void **cubind_state)
@@ -3216,7 +3216,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, "cuDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
@@ -3236,7 +3236,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceRegisterAsyncNotification", (int)cubind_expected, 0);
@@ -3245,7 +3245,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
 
 /* How cuDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_99[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_device_unregister_async_notification(void **cubind_state)
@@ -3258,7 +3258,7 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cuDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_device_unregister_async_notification(device, callback);
@@ -3276,7 +3276,7 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
         cubind_clear_error();
         cubind_result = cubind_driver_device_unregister_async_notification(device, callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceUnregisterAsyncNotification", (int)cubind_expected, 0);
@@ -3304,7 +3304,7 @@ static void test_cubind_driver_device_get_by_pci_bus_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_by_pci_bus_id(dev, pciBusId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetByPCIBusId", (int)cubind_expected, 0);
@@ -3334,7 +3334,7 @@ static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_pci_bus_id(pciBusId, len, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetPCIBusId", (int)cubind_expected, 1);
@@ -3362,7 +3362,7 @@ static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ipc_get_event_handle(pHandle, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetEventHandle", (int)cubind_expected, 0);
@@ -3391,7 +3391,7 @@ static void test_cubind_driver_ipc_open_event_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ipc_open_event_handle(phEvent, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenEventHandle", (int)cubind_expected, 0);
@@ -3419,7 +3419,7 @@ static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ipc_get_mem_handle(pHandle, dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetMemHandle", (int)cubind_expected, 0);
@@ -3450,7 +3450,7 @@ static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ipc_open_mem_handle(pdptr, handle, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenMemHandle", (int)cubind_expected, 0);
@@ -3476,7 +3476,7 @@ static void test_cubind_driver_ipc_close_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ipc_close_mem_handle(dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcCloseMemHandle", (int)cubind_expected, 0);
@@ -3506,7 +3506,7 @@ static void test_cubind_driver_mem_host_register(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_host_register(p, bytesize, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostRegister", (int)cubind_expected, 1);
@@ -3532,7 +3532,7 @@ static void test_cubind_driver_mem_host_unregister(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_host_unregister(p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostUnregister", (int)cubind_expected, 0);
@@ -3562,7 +3562,7 @@ static void test_cubind_driver_memcpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy(dst, src, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy", (int)cubind_expected, 1);
@@ -3596,7 +3596,7 @@ static void test_cubind_driver_memcpy_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeer", (int)cubind_expected, 1);
@@ -3626,7 +3626,7 @@ static void test_cubind_driver_memcpy_hto_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_hto_d(dstDevice, srcHost, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoD", (int)cubind_expected, 0);
@@ -3656,7 +3656,7 @@ static void test_cubind_driver_memcpy_dto_h(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_dto_h(dstHost, srcDevice, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoH", (int)cubind_expected, 0);
@@ -3686,7 +3686,7 @@ static void test_cubind_driver_memcpy_dto_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_dto_d(dstDevice, srcDevice, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoD", (int)cubind_expected, 0);
@@ -3718,7 +3718,7 @@ static void test_cubind_driver_memcpy_dto_a(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_dto_a(dstArray, dstOffset, srcDevice, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoA", (int)cubind_expected, 0);
@@ -3750,7 +3750,7 @@ static void test_cubind_driver_memcpy_ato_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_ato_d(dstDevice, srcArray, srcOffset, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoD", (int)cubind_expected, 0);
@@ -3782,7 +3782,7 @@ static void test_cubind_driver_memcpy_hto_a(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_hto_a(dstArray, dstOffset, srcHost, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoA", (int)cubind_expected, 0);
@@ -3814,7 +3814,7 @@ static void test_cubind_driver_memcpy_ato_h(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_ato_h(dstHost, srcArray, srcOffset, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoH", (int)cubind_expected, 0);
@@ -3848,7 +3848,7 @@ static void test_cubind_driver_memcpy_ato_a(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_ato_a(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoA", (int)cubind_expected, 0);
@@ -3874,7 +3874,7 @@ static void test_cubind_driver_memcpy2_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy2_d(pCopy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2D", (int)cubind_expected, 0);
@@ -3900,7 +3900,7 @@ static void test_cubind_driver_memcpy2_d_unaligned(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy2_d_unaligned(pCopy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DUnaligned", (int)cubind_expected, 0);
@@ -3926,7 +3926,7 @@ static void test_cubind_driver_memcpy3_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d(pCopy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3D", (int)cubind_expected, 0);
@@ -3952,7 +3952,7 @@ static void test_cubind_driver_memcpy3_d_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d_peer(pCopy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeer", (int)cubind_expected, 0);
@@ -3984,7 +3984,7 @@ static void test_cubind_driver_memcpy_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_async(dst, src, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAsync", (int)cubind_expected, 0);
@@ -4020,7 +4020,7 @@ static void test_cubind_driver_memcpy_peer_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_peer_async(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyPeerAsync", (int)cubind_expected, 0);
@@ -4052,7 +4052,7 @@ static void test_cubind_driver_memcpy_hto_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_hto_d_async(dstDevice, srcHost, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoDAsync", (int)cubind_expected, 0);
@@ -4084,7 +4084,7 @@ static void test_cubind_driver_memcpy_dto_h_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_dto_h_async(dstHost, srcDevice, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoHAsync", (int)cubind_expected, 0);
@@ -4116,7 +4116,7 @@ static void test_cubind_driver_memcpy_dto_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_dto_d_async(dstDevice, srcDevice, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyDtoDAsync", (int)cubind_expected, 0);
@@ -4150,7 +4150,7 @@ static void test_cubind_driver_memcpy_hto_a_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_hto_a_async(dstArray, dstOffset, srcHost, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyHtoAAsync", (int)cubind_expected, 0);
@@ -4184,7 +4184,7 @@ static void test_cubind_driver_memcpy_ato_h_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_ato_h_async(dstHost, srcArray, srcOffset, ByteCount, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyAtoHAsync", (int)cubind_expected, 0);
@@ -4212,7 +4212,7 @@ static void test_cubind_driver_memcpy2_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy2_d_async(pCopy, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy2DAsync", (int)cubind_expected, 0);
@@ -4240,7 +4240,7 @@ static void test_cubind_driver_memcpy3_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d_async(pCopy, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DAsync", (int)cubind_expected, 0);
@@ -4268,7 +4268,7 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d_peer_async(pCopy, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DPeerAsync", (int)cubind_expected, 0);
@@ -4277,8 +4277,8 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
 
 /* How cuMemcpyBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_133[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
@@ -4297,7 +4297,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 2, "cuMemcpyBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
@@ -4321,7 +4321,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyBatchAsync", (int)cubind_expected, 0);
@@ -4330,8 +4330,8 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
 
 /* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_134[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
@@ -4346,7 +4346,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 2, "cuMemcpy3DBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
@@ -4366,7 +4366,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DBatchAsync", (int)cubind_expected, 0);
@@ -4396,7 +4396,7 @@ static void test_cubind_driver_memset_d8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d8(dstDevice, uc, N);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8", (int)cubind_expected, 0);
@@ -4426,7 +4426,7 @@ static void test_cubind_driver_memset_d16(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d16(dstDevice, us, N);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16", (int)cubind_expected, 0);
@@ -4456,7 +4456,7 @@ static void test_cubind_driver_memset_d32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d32(dstDevice, ui, N);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32", (int)cubind_expected, 0);
@@ -4490,7 +4490,7 @@ static void test_cubind_driver_memset_d2d8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d8(dstDevice, dstPitch, uc, Width, Height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8", (int)cubind_expected, 0);
@@ -4524,7 +4524,7 @@ static void test_cubind_driver_memset_d2d16(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d16(dstDevice, dstPitch, us, Width, Height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16", (int)cubind_expected, 0);
@@ -4558,7 +4558,7 @@ static void test_cubind_driver_memset_d2d32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d32(dstDevice, dstPitch, ui, Width, Height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32", (int)cubind_expected, 0);
@@ -4590,7 +4590,7 @@ static void test_cubind_driver_memset_d8async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d8async(dstDevice, uc, N, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD8Async", (int)cubind_expected, 0);
@@ -4622,7 +4622,7 @@ static void test_cubind_driver_memset_d16_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d16_async(dstDevice, us, N, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD16Async", (int)cubind_expected, 0);
@@ -4654,7 +4654,7 @@ static void test_cubind_driver_memset_d32_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d32_async(dstDevice, ui, N, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD32Async", (int)cubind_expected, 0);
@@ -4690,7 +4690,7 @@ static void test_cubind_driver_memset_d2d8async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d8async(dstDevice, dstPitch, uc, Width, Height, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D8Async", (int)cubind_expected, 0);
@@ -4726,7 +4726,7 @@ static void test_cubind_driver_memset_d2d16_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d16_async(dstDevice, dstPitch, us, Width, Height, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D16Async", (int)cubind_expected, 0);
@@ -4762,7 +4762,7 @@ static void test_cubind_driver_memset_d2d32_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_memset_d2d32_async(dstDevice, dstPitch, ui, Width, Height, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemsetD2D32Async", (int)cubind_expected, 0);
@@ -4790,7 +4790,7 @@ static void test_cubind_driver_array_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array_create(pHandle, pAllocateArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayCreate", (int)cubind_expected, 0);
@@ -4818,7 +4818,7 @@ static void test_cubind_driver_array_get_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array_get_descriptor(pArrayDescriptor, hArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetDescriptor", (int)cubind_expected, 0);
@@ -4846,7 +4846,7 @@ static void test_cubind_driver_array_get_sparse_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array_get_sparse_properties(sparseProperties, array);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetSparseProperties", (int)cubind_expected, 0);
@@ -4874,7 +4874,7 @@ static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubi
         cubind_clear_error();
         cubind_result = cubind_driver_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetSparseProperties", (int)cubind_expected, 0);
@@ -4904,7 +4904,7 @@ static void test_cubind_driver_array_get_memory_requirements(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_array_get_memory_requirements(memoryRequirements, array, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetMemoryRequirements", (int)cubind_expected, 0);
@@ -4934,7 +4934,7 @@ static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cu
         cubind_clear_error();
         cubind_result = cubind_driver_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetMemoryRequirements", (int)cubind_expected, 0);
@@ -4964,7 +4964,7 @@ static void test_cubind_driver_array_get_plane(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array_get_plane(pPlaneArray, hArray, planeIdx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetPlane", (int)cubind_expected, 0);
@@ -4990,7 +4990,7 @@ static void test_cubind_driver_array_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array_destroy(hArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayDestroy", (int)cubind_expected, 0);
@@ -5018,7 +5018,7 @@ static void test_cubind_driver_array3_d_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array3_d_create(pHandle, pAllocateArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DCreate", (int)cubind_expected, 0);
@@ -5046,7 +5046,7 @@ static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_array3_d_get_descriptor(pArrayDescriptor, hArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DGetDescriptor", (int)cubind_expected, 0);
@@ -5076,7 +5076,7 @@ static void test_cubind_driver_mipmapped_array_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mipmapped_array_create(pHandle, pMipmappedArrayDesc, numMipmapLevels);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayCreate", (int)cubind_expected, 0);
@@ -5106,7 +5106,7 @@ static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mipmapped_array_get_level(pLevelArray, hMipmappedArray, level);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetLevel", (int)cubind_expected, 0);
@@ -5132,7 +5132,7 @@ static void test_cubind_driver_mipmapped_array_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mipmapped_array_destroy(hMipmappedArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayDestroy", (int)cubind_expected, 0);
@@ -5166,7 +5166,7 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_handle_for_address_range(handle, dptr, size, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetHandleForAddressRange", (int)cubind_expected, 0);
@@ -5175,8 +5175,8 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
 
 /* How cuMemBatchDecompressAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_161[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
@@ -5192,7 +5192,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 2, "cuMemBatchDecompressAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
@@ -5213,7 +5213,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemBatchDecompressAsync", (int)cubind_expected, 0);
@@ -5247,7 +5247,7 @@ static void test_cubind_driver_mem_address_reserve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_address_reserve(ptr, size, alignment, addr, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressReserve", (int)cubind_expected, 0);
@@ -5275,7 +5275,7 @@ static void test_cubind_driver_mem_address_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_address_free(ptr, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressFree", (int)cubind_expected, 0);
@@ -5307,7 +5307,7 @@ static void test_cubind_driver_mem_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_create(handle, size, prop, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemCreate", (int)cubind_expected, 0);
@@ -5333,7 +5333,7 @@ static void test_cubind_driver_mem_release(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_release(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRelease", (int)cubind_expected, 0);
@@ -5367,7 +5367,7 @@ static void test_cubind_driver_mem_map(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_map(ptr, size, offset, handle, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMap", (int)cubind_expected, 0);
@@ -5397,7 +5397,7 @@ static void test_cubind_driver_mem_map_array_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_map_array_async(mapInfoList, count, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMapArrayAsync", (int)cubind_expected, 0);
@@ -5425,7 +5425,7 @@ static void test_cubind_driver_mem_unmap(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_unmap(ptr, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemUnmap", (int)cubind_expected, 0);
@@ -5457,7 +5457,7 @@ static void test_cubind_driver_mem_set_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_set_access(ptr, size, desc, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetAccess", (int)cubind_expected, 1);
@@ -5487,7 +5487,7 @@ static void test_cubind_driver_mem_get_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_access(flags, location, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAccess", (int)cubind_expected, 1);
@@ -5519,7 +5519,7 @@ static void test_cubind_driver_mem_export_to_shareable_handle(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_mem_export_to_shareable_handle(shareableHandle, handle, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemExportToShareableHandle", (int)cubind_expected, 1);
@@ -5549,7 +5549,7 @@ static void test_cubind_driver_mem_import_from_shareable_handle(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_driver_mem_import_from_shareable_handle(handle, osHandle, shHandleType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemImportFromShareableHandle", (int)cubind_expected, 0);
@@ -5579,7 +5579,7 @@ static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_allocation_granularity(granularity, prop, option);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationGranularity", (int)cubind_expected, 0);
@@ -5607,7 +5607,7 @@ static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_allocation_properties_from_handle(prop, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationPropertiesFromHandle", (int)cubind_expected, 0);
@@ -5635,7 +5635,7 @@ static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_retain_allocation_handle(handle, addr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRetainAllocationHandle", (int)cubind_expected, 0);
@@ -5663,7 +5663,7 @@ static void test_cubind_driver_mem_free_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_free_async(dptr, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemFreeAsync", (int)cubind_expected, 0);
@@ -5693,7 +5693,7 @@ static void test_cubind_driver_mem_alloc_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc_async(dptr, bytesize, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocAsync", (int)cubind_expected, 0);
@@ -5721,7 +5721,7 @@ static void test_cubind_driver_mem_pool_trim_to(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_trim_to(pool, minBytesToKeep);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolTrimTo", (int)cubind_expected, 0);
@@ -5751,7 +5751,7 @@ static void test_cubind_driver_mem_pool_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_set_attribute(pool, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAttribute", (int)cubind_expected, 0);
@@ -5781,7 +5781,7 @@ static void test_cubind_driver_mem_pool_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_get_attribute(pool, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAttribute", (int)cubind_expected, 0);
@@ -5811,7 +5811,7 @@ static void test_cubind_driver_mem_pool_set_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_set_access(pool, map, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolSetAccess", (int)cubind_expected, 0);
@@ -5841,7 +5841,7 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_get_access(flags, memPool, location);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAccess", (int)cubind_expected, 0);
@@ -5850,8 +5850,8 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
 
 /* How cuMemPoolCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_183[] = {
-    {"12.4", 2, "cuMemPoolCreate"},
-    {"11.8", 2, "cuMemPoolCreate"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
 };
 
 static void test_cubind_driver_mem_pool_create(void **cubind_state)
@@ -5871,7 +5871,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
@@ -5884,7 +5884,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pool, sizeof pool);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof poolProps);
         else
             cubind_mock_expect_arg(&poolProps, sizeof poolProps);
@@ -5892,7 +5892,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolCreate", (int)cubind_expected, 0);
@@ -5918,7 +5918,7 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_destroy(pool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolDestroy", (int)cubind_expected, 0);
@@ -5927,8 +5927,8 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
 
 /* How cuMemGetDefaultMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_185[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
@@ -5942,7 +5942,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 2, "cuMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
@@ -5961,7 +5961,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetDefaultMemPool", (int)cubind_expected, 0);
@@ -5970,8 +5970,8 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
 
 /* How cuMemGetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_186[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
@@ -5985,7 +5985,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 2, "cuMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
@@ -6004,7 +6004,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetMemPool", (int)cubind_expected, 0);
@@ -6013,8 +6013,8 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
 
 /* How cuMemSetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_187[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
@@ -6028,7 +6028,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 2, "cuMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
@@ -6047,7 +6047,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetMemPool", (int)cubind_expected, 0);
@@ -6079,7 +6079,7 @@ static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_alloc_from_pool_async(dptr, bytesize, pool, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocFromPoolAsync", (int)cubind_expected, 0);
@@ -6111,7 +6111,7 @@ static void test_cubind_driver_mem_pool_export_to_shareable_handle(void **cubind
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_export_to_shareable_handle(handle_out, pool, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportToShareableHandle", (int)cubind_expected, 0);
@@ -6143,7 +6143,7 @@ static void test_cubind_driver_mem_pool_import_from_shareable_handle(void **cubi
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_import_from_shareable_handle(pool_out, handle, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportFromShareableHandle", (int)cubind_expected, 0);
@@ -6171,7 +6171,7 @@ static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_export_pointer(shareData_out, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportPointer", (int)cubind_expected, 0);
@@ -6201,7 +6201,7 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_pool_import_pointer(ptr_out, pool, shareData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportPointer", (int)cubind_expected, 0);
@@ -6210,7 +6210,7 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
 
 /* How cuMulticastCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_193[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_create(void **cubind_state)
@@ -6223,7 +6223,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cuMulticastCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_create(mcHandle, prop);
@@ -6241,7 +6241,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_create(mcHandle, prop);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastCreate", (int)cubind_expected, 0);
@@ -6250,7 +6250,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
 
 /* How cuMulticastAddDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_194[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_add_device(void **cubind_state)
@@ -6263,7 +6263,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, "cuMulticastAddDevice", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_add_device(mcHandle, dev);
@@ -6281,7 +6281,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_add_device(mcHandle, dev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastAddDevice", (int)cubind_expected, 0);
@@ -6290,7 +6290,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
 
 /* How cuMulticastBindMem is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_195[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
@@ -6307,7 +6307,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cuMulticastBindMem", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_bind_mem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
@@ -6329,7 +6329,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_bind_mem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindMem", (int)cubind_expected, 0);
@@ -6338,7 +6338,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
 
 /* How cuMulticastBindAddr is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_196[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
@@ -6354,7 +6354,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, "cuMulticastBindAddr", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_bind_addr(mcHandle, mcOffset, memptr, size, flags);
@@ -6375,7 +6375,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_bind_addr(mcHandle, mcOffset, memptr, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastBindAddr", (int)cubind_expected, 0);
@@ -6384,7 +6384,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
 
 /* How cuMulticastUnbind is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_197[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_unbind(void **cubind_state)
@@ -6399,7 +6399,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cuMulticastUnbind", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_unbind(mcHandle, dev, mcOffset, size);
@@ -6419,7 +6419,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_unbind(mcHandle, dev, mcOffset, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastUnbind", (int)cubind_expected, 0);
@@ -6428,7 +6428,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
 
 /* How cuMulticastGetGranularity is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_198[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
@@ -6442,7 +6442,7 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, "cuMulticastGetGranularity", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
@@ -6461,7 +6461,7 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastGetGranularity", (int)cubind_expected, 0);
@@ -6491,7 +6491,7 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_pointer_get_attribute(data, attribute, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttribute", (int)cubind_expected, 0);
@@ -6500,7 +6500,7 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
 
 /* How cuMemPrefetchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_200[] = {
-    {"11.8", 3, "cuMemPrefetchAsync"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuMemPrefetchAsync"},
 };
 
 static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
@@ -6517,7 +6517,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_prefetch_async(devPtr, count, location, flags, hStream);
@@ -6538,7 +6538,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_prefetch_async(devPtr, count, location, flags, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", (int)cubind_expected, 1);
@@ -6547,7 +6547,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
 
 /* How cuMemAdvise is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_201[] = {
-    {"11.8", 3, "cuMemAdvise"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuMemAdvise"},
 };
 
 static void test_cubind_driver_mem_advise(void **cubind_state)
@@ -6563,7 +6563,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_advise(devPtr, count, advice, location);
@@ -6583,7 +6583,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_advise(devPtr, count, advice, location);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAdvise", (int)cubind_expected, 0);
@@ -6592,8 +6592,8 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
 
 /* How cuMemPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_202[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
@@ -6612,7 +6612,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cuMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -6636,7 +6636,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchBatchAsync", (int)cubind_expected, 0);
@@ -6645,8 +6645,8 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
 
 /* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_203[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
@@ -6662,7 +6662,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cuMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
@@ -6683,7 +6683,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardBatchAsync", (int)cubind_expected, 0);
@@ -6692,8 +6692,8 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
 
 /* How cuMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_204[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubind_state)
@@ -6712,7 +6712,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
@@ -6736,7 +6736,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
         cubind_clear_error();
         cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardAndPrefetchBatchAsync", (int)cubind_expected, 0);
@@ -6770,7 +6770,7 @@ static void test_cubind_driver_mem_range_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttribute", (int)cubind_expected, 0);
@@ -6806,7 +6806,7 @@ static void test_cubind_driver_mem_range_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttributes", (int)cubind_expected, 1);
@@ -6836,7 +6836,7 @@ static void test_cubind_driver_pointer_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_pointer_set_attribute(value, attribute, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerSetAttribute", (int)cubind_expected, 0);
@@ -6868,7 +6868,7 @@ static void test_cubind_driver_pointer_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_pointer_get_attributes(numAttributes, attributes, data, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttributes", (int)cubind_expected, 1);
@@ -6896,7 +6896,7 @@ static void test_cubind_driver_stream_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_create(phStream, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreate", (int)cubind_expected, 1);
@@ -6926,7 +6926,7 @@ static void test_cubind_driver_stream_create_with_priority(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_create_with_priority(phStream, flags, priority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreateWithPriority", (int)cubind_expected, 0);
@@ -6954,7 +6954,7 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_priority(hStream, priority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetPriority", (int)cubind_expected, 0);
@@ -6963,8 +6963,8 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
 
 /* How cuStreamGetDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_212[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_stream_get_device(void **cubind_state)
@@ -6977,7 +6977,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 2, "cuStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_device(hStream, device);
@@ -6995,7 +6995,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_device(hStream, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetDevice", (int)cubind_expected, 0);
@@ -7023,7 +7023,7 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_flags(hStream, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetFlags", (int)cubind_expected, 0);
@@ -7032,7 +7032,7 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
 
 /* How cuStreamGetId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_214[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_stream_get_id(void **cubind_state)
@@ -7045,7 +7045,7 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, "cuStreamGetId", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_id(hStream, streamId);
@@ -7063,7 +7063,7 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_id(hStream, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetId", (int)cubind_expected, 0);
@@ -7091,7 +7091,7 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_ctx(hStream, pctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx", (int)cubind_expected, 0);
@@ -7100,8 +7100,8 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
 
 /* How cuStreamGetCtx_v2 is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_216[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
@@ -7115,7 +7115,7 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, "cuStreamGetCtx_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
@@ -7134,7 +7134,7 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx_v2", (int)cubind_expected, 0);
@@ -7164,7 +7164,7 @@ static void test_cubind_driver_stream_wait_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_wait_event(hStream, hEvent, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitEvent", (int)cubind_expected, 0);
@@ -7196,7 +7196,7 @@ static void test_cubind_driver_stream_add_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_add_callback(hStream, callback, userData, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAddCallback", (int)cubind_expected, 0);
@@ -7224,7 +7224,7 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_begin_capture(hStream, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCapture", (int)cubind_expected, 0);
@@ -7233,7 +7233,7 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
 
 /* How cuStreamBeginCaptureToGraph is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_220[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state)
@@ -7250,7 +7250,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, "cuStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
@@ -7272,7 +7272,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_stream_begin_capture_to_graph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBeginCaptureToGraph", (int)cubind_expected, 0);
@@ -7298,7 +7298,7 @@ static void test_cubind_driver_thread_exchange_stream_capture_mode(void **cubind
         cubind_clear_error();
         cubind_result = cubind_driver_thread_exchange_stream_capture_mode(mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuThreadExchangeStreamCaptureMode", (int)cubind_expected, 0);
@@ -7326,7 +7326,7 @@ static void test_cubind_driver_stream_end_capture(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_end_capture(hStream, phGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamEndCapture", (int)cubind_expected, 0);
@@ -7354,7 +7354,7 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_is_capturing(hStream, captureStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamIsCapturing", (int)cubind_expected, 0);
@@ -7363,7 +7363,7 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
 
 /* How cuStreamGetCaptureInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_224[] = {
-    {"11.8", 3, "cuStreamGetCaptureInfo"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuStreamGetCaptureInfo"},
 };
 
 static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
@@ -7381,7 +7381,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, "cuStreamGetCaptureInfo_v3", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -7404,7 +7404,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCaptureInfo", (int)cubind_expected, 0);
@@ -7413,7 +7413,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
 
 /* How cuStreamUpdateCaptureDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_225[] = {
-    {"11.8", 3, "cuStreamUpdateCaptureDependencies"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuStreamUpdateCaptureDependencies"},
 };
 
 static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_state)
@@ -7429,7 +7429,7 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
@@ -7450,7 +7450,7 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", (int)cubind_expected, 0);
@@ -7482,7 +7482,7 @@ static void test_cubind_driver_stream_attach_mem_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_attach_mem_async(hStream, dptr, length, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamAttachMemAsync", (int)cubind_expected, 0);
@@ -7508,7 +7508,7 @@ static void test_cubind_driver_stream_query(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_query(hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamQuery", (int)cubind_expected, 0);
@@ -7534,7 +7534,7 @@ static void test_cubind_driver_stream_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_synchronize(hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSynchronize", (int)cubind_expected, 0);
@@ -7560,7 +7560,7 @@ static void test_cubind_driver_stream_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_destroy(hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamDestroy", (int)cubind_expected, 0);
@@ -7588,7 +7588,7 @@ static void test_cubind_driver_stream_copy_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_copy_attributes(dst, src);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCopyAttributes", (int)cubind_expected, 0);
@@ -7618,7 +7618,7 @@ static void test_cubind_driver_stream_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_attribute(hStream, attr, value_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetAttribute", (int)cubind_expected, 0);
@@ -7648,7 +7648,7 @@ static void test_cubind_driver_stream_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_set_attribute(hStream, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamSetAttribute", (int)cubind_expected, 0);
@@ -7676,7 +7676,7 @@ static void test_cubind_driver_event_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_create(phEvent, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventCreate", (int)cubind_expected, 0);
@@ -7704,7 +7704,7 @@ static void test_cubind_driver_event_record(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_record(hEvent, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecord", (int)cubind_expected, 0);
@@ -7734,7 +7734,7 @@ static void test_cubind_driver_event_record_with_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_record_with_flags(hEvent, hStream, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventRecordWithFlags", (int)cubind_expected, 0);
@@ -7760,7 +7760,7 @@ static void test_cubind_driver_event_query(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_query(hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventQuery", (int)cubind_expected, 0);
@@ -7786,7 +7786,7 @@ static void test_cubind_driver_event_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_synchronize(hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventSynchronize", (int)cubind_expected, 0);
@@ -7812,7 +7812,7 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_destroy(hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventDestroy", (int)cubind_expected, 0);
@@ -7821,8 +7821,8 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
 
 /* How cuEventElapsedTime is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_239[] = {
-    {"12.4", 1, "cuEventElapsedTime"},
-    {"11.8", 1, "cuEventElapsedTime"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
+    {"11.8", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
 };
 
 static void test_cubind_driver_event_elapsed_time(void **cubind_state)
@@ -7836,7 +7836,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 2, "cuEventElapsedTime_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
@@ -7855,7 +7855,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventElapsedTime", (int)cubind_expected, 0);
@@ -7883,7 +7883,7 @@ static void test_cubind_driver_import_external_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_import_external_memory(extMem_out, memHandleDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalMemory", (int)cubind_expected, 0);
@@ -7913,7 +7913,7 @@ static void test_cubind_driver_external_memory_get_mapped_buffer(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedBuffer", (int)cubind_expected, 0);
@@ -7943,7 +7943,7 @@ static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void *
         cubind_clear_error();
         cubind_result = cubind_driver_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedMipmappedArray", (int)cubind_expected, 0);
@@ -7969,7 +7969,7 @@ static void test_cubind_driver_destroy_external_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_destroy_external_memory(extMem);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalMemory", (int)cubind_expected, 0);
@@ -7997,7 +7997,7 @@ static void test_cubind_driver_import_external_semaphore(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_import_external_semaphore(extSem_out, semHandleDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalSemaphore", (int)cubind_expected, 0);
@@ -8029,7 +8029,7 @@ static void test_cubind_driver_signal_external_semaphores_async(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_driver_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSignalExternalSemaphoresAsync", (int)cubind_expected, 0);
@@ -8061,7 +8061,7 @@ static void test_cubind_driver_wait_external_semaphores_async(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuWaitExternalSemaphoresAsync", (int)cubind_expected, 0);
@@ -8087,7 +8087,7 @@ static void test_cubind_driver_destroy_external_semaphore(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_destroy_external_semaphore(extSem);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDestroyExternalSemaphore", (int)cubind_expected, 0);
@@ -8119,7 +8119,7 @@ static void test_cubind_driver_stream_wait_value32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_wait_value32(stream, addr, value, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue32", (int)cubind_expected, 0);
@@ -8151,7 +8151,7 @@ static void test_cubind_driver_stream_wait_value64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_wait_value64(stream, addr, value, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWaitValue64", (int)cubind_expected, 0);
@@ -8183,7 +8183,7 @@ static void test_cubind_driver_stream_write_value32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_write_value32(stream, addr, value, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue32", (int)cubind_expected, 0);
@@ -8215,7 +8215,7 @@ static void test_cubind_driver_stream_write_value64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_write_value64(stream, addr, value, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamWriteValue64", (int)cubind_expected, 0);
@@ -8247,7 +8247,7 @@ static void test_cubind_driver_stream_batch_mem_op(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_batch_mem_op(stream, count, paramArray, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBatchMemOp", (int)cubind_expected, 0);
@@ -8277,7 +8277,7 @@ static void test_cubind_driver_func_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_attribute(pi, attrib, hfunc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetAttribute", (int)cubind_expected, 0);
@@ -8307,7 +8307,7 @@ static void test_cubind_driver_func_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_set_attribute(hfunc, attrib, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetAttribute", (int)cubind_expected, 0);
@@ -8335,7 +8335,7 @@ static void test_cubind_driver_func_set_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_set_cache_config(hfunc, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetCacheConfig", (int)cubind_expected, 0);
@@ -8363,7 +8363,7 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_module(hmod, hfunc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetModule", (int)cubind_expected, 0);
@@ -8372,7 +8372,7 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
 
 /* How cuFuncGetName is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_257[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_func_get_name(void **cubind_state)
@@ -8385,7 +8385,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cuFuncGetName", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_name(name, hfunc);
@@ -8403,7 +8403,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_name(name, hfunc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetName", (int)cubind_expected, 0);
@@ -8412,7 +8412,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
 
 /* How cuFuncGetParamInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_258[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_func_get_param_info(void **cubind_state)
@@ -8427,7 +8427,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, "cuFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
@@ -8447,7 +8447,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetParamInfo", (int)cubind_expected, 0);
@@ -8456,7 +8456,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
 
 /* How cuFuncIsLoaded is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_259[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_func_is_loaded(void **cubind_state)
@@ -8469,7 +8469,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cuFuncIsLoaded", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_func_is_loaded(state, function);
@@ -8487,7 +8487,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_is_loaded(state, function);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncIsLoaded", (int)cubind_expected, 0);
@@ -8496,7 +8496,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
 
 /* How cuFuncLoad is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_260[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_func_load(void **cubind_state)
@@ -8508,7 +8508,7 @@ static void test_cubind_driver_func_load(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, "cuFuncLoad", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_func_load(function);
@@ -8525,7 +8525,7 @@ static void test_cubind_driver_func_load(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_load(function);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncLoad", (int)cubind_expected, 0);
@@ -8571,7 +8571,7 @@ static void test_cubind_driver_launch_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernel", (int)cubind_expected, 0);
@@ -8603,7 +8603,7 @@ static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_kernel_ex(config, f, kernelParams, extra);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernelEx", (int)cubind_expected, 0);
@@ -8647,7 +8647,7 @@ static void test_cubind_driver_launch_cooperative_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_cooperative_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernel", (int)cubind_expected, 0);
@@ -8677,7 +8677,7 @@ static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cub
         cubind_clear_error();
         cubind_result = cubind_driver_launch_cooperative_kernel_multi_device(launchParamsList, numDevices, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernelMultiDevice", (int)cubind_expected, 0);
@@ -8707,7 +8707,7 @@ static void test_cubind_driver_launch_host_func(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_host_func(hStream, fn, userData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchHostFunc", (int)cubind_expected, 0);
@@ -8739,7 +8739,7 @@ static void test_cubind_driver_func_set_block_shape(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_set_block_shape(hfunc, x, y, z);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetBlockShape", (int)cubind_expected, 0);
@@ -8767,7 +8767,7 @@ static void test_cubind_driver_func_set_shared_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_set_shared_size(hfunc, bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedSize", (int)cubind_expected, 0);
@@ -8795,7 +8795,7 @@ static void test_cubind_driver_param_set_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_param_set_size(hfunc, numbytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetSize", (int)cubind_expected, 1);
@@ -8825,7 +8825,7 @@ static void test_cubind_driver_param_seti(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_param_seti(hfunc, offset, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSeti", (int)cubind_expected, 1);
@@ -8855,7 +8855,7 @@ static void test_cubind_driver_param_setf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_param_setf(hfunc, offset, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetf", (int)cubind_expected, 1);
@@ -8887,7 +8887,7 @@ static void test_cubind_driver_param_setv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_param_setv(hfunc, offset, ptr, numbytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetv", (int)cubind_expected, 0);
@@ -8913,7 +8913,7 @@ static void test_cubind_driver_launch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch(f);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunch", (int)cubind_expected, 0);
@@ -8943,7 +8943,7 @@ static void test_cubind_driver_launch_grid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_grid(f, grid_width, grid_height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGrid", (int)cubind_expected, 0);
@@ -8975,7 +8975,7 @@ static void test_cubind_driver_launch_grid_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_launch_grid_async(f, grid_width, grid_height, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchGridAsync", (int)cubind_expected, 0);
@@ -9005,7 +9005,7 @@ static void test_cubind_driver_param_set_tex_ref(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_param_set_tex_ref(hfunc, texunit, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuParamSetTexRef", (int)cubind_expected, 0);
@@ -9033,7 +9033,7 @@ static void test_cubind_driver_func_set_shared_mem_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_func_set_shared_mem_config(hfunc, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncSetSharedMemConfig", (int)cubind_expected, 0);
@@ -9061,7 +9061,7 @@ static void test_cubind_driver_graph_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_create(phGraph, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphCreate", (int)cubind_expected, 0);
@@ -9070,7 +9070,7 @@ static void test_cubind_driver_graph_create(void **cubind_state)
 
 /* How cuGraphAddKernelNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_278[] = {
-    {"11.8", 3, "cuGraphAddKernelNode"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphAddKernelNode"},
 };
 
 static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
@@ -9086,7 +9086,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, "cuGraphAddKernelNode_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -9107,7 +9107,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", (int)cubind_expected, 0);
@@ -9116,7 +9116,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
 
 /* How cuGraphKernelNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_279[] = {
-    {"11.8", 3, "cuGraphKernelNodeGetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphKernelNodeGetParams"},
 };
 
 static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
@@ -9129,7 +9129,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cuGraphKernelNodeGetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
@@ -9147,7 +9147,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetParams", (int)cubind_expected, 0);
@@ -9156,7 +9156,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
 
 /* How cuGraphKernelNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_280[] = {
-    {"11.8", 3, "cuGraphKernelNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphKernelNodeSetParams"},
 };
 
 static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
@@ -9169,7 +9169,7 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cuGraphKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
@@ -9187,7 +9187,7 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", (int)cubind_expected, 0);
@@ -9223,7 +9223,7 @@ static void test_cubind_driver_graph_add_memcpy_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_memcpy_node(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemcpyNode", (int)cubind_expected, 0);
@@ -9251,7 +9251,7 @@ static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_memcpy_node_get_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeGetParams", (int)cubind_expected, 0);
@@ -9279,7 +9279,7 @@ static void test_cubind_driver_graph_memcpy_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_memcpy_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeSetParams", (int)cubind_expected, 0);
@@ -9315,7 +9315,7 @@ static void test_cubind_driver_graph_add_memset_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_memset_node(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemsetNode", (int)cubind_expected, 0);
@@ -9343,7 +9343,7 @@ static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_memset_node_get_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeGetParams", (int)cubind_expected, 0);
@@ -9371,7 +9371,7 @@ static void test_cubind_driver_graph_memset_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_memset_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeSetParams", (int)cubind_expected, 0);
@@ -9405,7 +9405,7 @@ static void test_cubind_driver_graph_add_host_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_host_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddHostNode", (int)cubind_expected, 0);
@@ -9433,7 +9433,7 @@ static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_host_node_get_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeGetParams", (int)cubind_expected, 0);
@@ -9461,7 +9461,7 @@ static void test_cubind_driver_graph_host_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_host_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeSetParams", (int)cubind_expected, 0);
@@ -9495,7 +9495,7 @@ static void test_cubind_driver_graph_add_child_graph_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_child_graph_node(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddChildGraphNode", (int)cubind_expected, 0);
@@ -9523,7 +9523,7 @@ static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_driver_graph_child_graph_node_get_graph(hNode, phGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphChildGraphNodeGetGraph", (int)cubind_expected, 0);
@@ -9555,7 +9555,7 @@ static void test_cubind_driver_graph_add_empty_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_empty_node(phGraphNode, hGraph, dependencies, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEmptyNode", (int)cubind_expected, 0);
@@ -9589,7 +9589,7 @@ static void test_cubind_driver_graph_add_event_record_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_event_record_node(phGraphNode, hGraph, dependencies, numDependencies, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventRecordNode", (int)cubind_expected, 0);
@@ -9617,7 +9617,7 @@ static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_event_record_node_get_event(hNode, event_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeGetEvent", (int)cubind_expected, 0);
@@ -9645,7 +9645,7 @@ static void test_cubind_driver_graph_event_record_node_set_event(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_event_record_node_set_event(hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeSetEvent", (int)cubind_expected, 0);
@@ -9679,7 +9679,7 @@ static void test_cubind_driver_graph_add_event_wait_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_event_wait_node(phGraphNode, hGraph, dependencies, numDependencies, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventWaitNode", (int)cubind_expected, 0);
@@ -9707,7 +9707,7 @@ static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_event_wait_node_get_event(hNode, event_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeGetEvent", (int)cubind_expected, 0);
@@ -9735,7 +9735,7 @@ static void test_cubind_driver_graph_event_wait_node_set_event(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_event_wait_node_set_event(hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeSetEvent", (int)cubind_expected, 0);
@@ -9769,7 +9769,7 @@ static void test_cubind_driver_graph_add_external_semaphores_signal_node(void **
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_external_semaphores_signal_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresSignalNode", (int)cubind_expected, 1);
@@ -9797,7 +9797,7 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(
         cubind_clear_error();
         cubind_result = cubind_driver_graph_external_semaphores_signal_node_get_params(hNode, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected, 0);
@@ -9825,7 +9825,7 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_set_params(
         cubind_clear_error();
         cubind_result = cubind_driver_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected, 0);
@@ -9859,7 +9859,7 @@ static void test_cubind_driver_graph_add_external_semaphores_wait_node(void **cu
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_external_semaphores_wait_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresWaitNode", (int)cubind_expected, 0);
@@ -9887,7 +9887,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(vo
         cubind_clear_error();
         cubind_result = cubind_driver_graph_external_semaphores_wait_node_get_params(hNode, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected, 0);
@@ -9915,7 +9915,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
         cubind_clear_error();
         cubind_result = cubind_driver_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected, 0);
@@ -9924,7 +9924,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
 
 /* How cuGraphAddBatchMemOpNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_305[] = {
-    {"11.8", 3, "cuGraphAddBatchMemOpNode"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphAddBatchMemOpNode"},
 };
 
 static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
@@ -9940,7 +9940,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cuGraphAddBatchMemOpNode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -9961,7 +9961,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddBatchMemOpNode", (int)cubind_expected, 1);
@@ -9970,7 +9970,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
 
 /* How cuGraphBatchMemOpNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_306[] = {
-    {"11.8", 3, "cuGraphBatchMemOpNodeGetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphBatchMemOpNodeGetParams"},
 };
 
 static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_state)
@@ -9983,7 +9983,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, "cuGraphBatchMemOpNodeGetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
@@ -10001,7 +10001,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeGetParams", (int)cubind_expected, 0);
@@ -10010,7 +10010,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
 
 /* How cuGraphBatchMemOpNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_307[] = {
-    {"11.8", 3, "cuGraphBatchMemOpNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphBatchMemOpNodeSetParams"},
 };
 
 static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_state)
@@ -10023,7 +10023,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cuGraphBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_batch_mem_op_node_set_params(hNode, nodeParams);
@@ -10041,7 +10041,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_graph_batch_mem_op_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeSetParams", (int)cubind_expected, 1);
@@ -10050,7 +10050,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
 
 /* How cuGraphExecBatchMemOpNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_308[] = {
-    {"11.8", 3, "cuGraphExecBatchMemOpNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphExecBatchMemOpNodeSetParams"},
 };
 
 static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cubind_state)
@@ -10064,7 +10064,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_batch_mem_op_node_set_params(hGraphExec, hNode, nodeParams);
@@ -10083,7 +10083,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_batch_mem_op_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecBatchMemOpNodeSetParams", (int)cubind_expected, 1);
@@ -10092,8 +10092,8 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
 
 /* How cuGraphAddMemAllocNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_309[] = {
-    {"12.4", 2, "cuGraphAddMemAllocNode"},
-    {"11.8", 3, "cuGraphAddMemAllocNode"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphAddMemAllocNode"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphAddMemAllocNode"},
 };
 
 static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
@@ -10116,7 +10116,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
@@ -10132,7 +10132,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
         cubind_mock_expect_arg(&hGraph, sizeof hGraph);
         cubind_mock_expect_arg(&dependencies, sizeof dependencies);
         cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof nodeParams);
         else
             cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
@@ -10140,7 +10140,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", (int)cubind_expected, 0);
@@ -10149,8 +10149,8 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
 
 /* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_310[] = {
-    {"12.4", 2, "cuGraphMemAllocNodeGetParams"},
-    {"11.8", 3, "cuGraphMemAllocNodeGetParams"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphMemAllocNodeGetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphMemAllocNodeGetParams"},
 };
 
 static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_state)
@@ -10170,7 +10170,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
@@ -10183,7 +10183,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&hNode, sizeof hNode);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof params_out);
         else
             cubind_mock_expect_arg(&params_out, sizeof params_out);
@@ -10191,7 +10191,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemAllocNodeGetParams", (int)cubind_expected, 0);
@@ -10225,7 +10225,7 @@ static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_mem_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemFreeNode", (int)cubind_expected, 0);
@@ -10253,7 +10253,7 @@ static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_graph_mem_free_node_get_params(hNode, dptr_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemFreeNodeGetParams", (int)cubind_expected, 0);
@@ -10279,7 +10279,7 @@ static void test_cubind_driver_device_graph_mem_trim(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_graph_mem_trim(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGraphMemTrim", (int)cubind_expected, 0);
@@ -10309,7 +10309,7 @@ static void test_cubind_driver_device_get_graph_mem_attribute(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_graph_mem_attribute(device, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetGraphMemAttribute", (int)cubind_expected, 0);
@@ -10339,7 +10339,7 @@ static void test_cubind_driver_device_set_graph_mem_attribute(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_device_set_graph_mem_attribute(device, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceSetGraphMemAttribute", (int)cubind_expected, 0);
@@ -10367,7 +10367,7 @@ static void test_cubind_driver_graph_clone(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_clone(phGraphClone, originalGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphClone", (int)cubind_expected, 0);
@@ -10397,7 +10397,7 @@ static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_find_in_clone(phNode, hOriginalNode, hClonedGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeFindInClone", (int)cubind_expected, 0);
@@ -10425,7 +10425,7 @@ static void test_cubind_driver_graph_node_get_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_type(hNode, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetType", (int)cubind_expected, 0);
@@ -10455,7 +10455,7 @@ static void test_cubind_driver_graph_get_nodes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_get_nodes(hGraph, nodes, numNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetNodes", (int)cubind_expected, 0);
@@ -10485,7 +10485,7 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_get_root_nodes(hGraph, rootNodes, numRootNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetRootNodes", (int)cubind_expected, 0);
@@ -10494,7 +10494,7 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
 
 /* How cuGraphGetEdges is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_321[] = {
-    {"11.8", 3, "cuGraphGetEdges"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphGetEdges"},
 };
 
 static void test_cubind_driver_graph_get_edges(void **cubind_state)
@@ -10510,7 +10510,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cuGraphGetEdges_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
@@ -10531,7 +10531,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetEdges", (int)cubind_expected, 0);
@@ -10540,7 +10540,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
 
 /* How cuGraphNodeGetDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_322[] = {
-    {"11.8", 3, "cuGraphNodeGetDependencies"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphNodeGetDependencies"},
 };
 
 static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
@@ -10555,7 +10555,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, "cuGraphNodeGetDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
@@ -10575,7 +10575,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependencies", (int)cubind_expected, 0);
@@ -10584,7 +10584,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
 
 /* How cuGraphNodeGetDependentNodes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_323[] = {
-    {"11.8", 3, "cuGraphNodeGetDependentNodes"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphNodeGetDependentNodes"},
 };
 
 static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_state)
@@ -10599,7 +10599,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cuGraphNodeGetDependentNodes_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
@@ -10619,7 +10619,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependentNodes", (int)cubind_expected, 0);
@@ -10628,7 +10628,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
 
 /* How cuGraphAddDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_324[] = {
-    {"11.8", 3, "cuGraphAddDependencies"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphAddDependencies"},
 };
 
 static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
@@ -10644,7 +10644,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, "cuGraphAddDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_dependencies(hGraph, from, to, edgeData, numDependencies);
@@ -10665,7 +10665,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_dependencies(hGraph, from, to, edgeData, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddDependencies", (int)cubind_expected, 0);
@@ -10674,7 +10674,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
 
 /* How cuGraphRemoveDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_325[] = {
-    {"11.8", 3, "cuGraphRemoveDependencies"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphRemoveDependencies"},
 };
 
 static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
@@ -10690,7 +10690,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cuGraphRemoveDependencies_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_remove_dependencies(hGraph, from, to, edgeData, numDependencies);
@@ -10711,7 +10711,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_remove_dependencies(hGraph, from, to, edgeData, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRemoveDependencies", (int)cubind_expected, 0);
@@ -10737,7 +10737,7 @@ static void test_cubind_driver_graph_destroy_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_destroy_node(hNode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroyNode", (int)cubind_expected, 0);
@@ -10767,7 +10767,7 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_instantiate(phGraphExec, hGraph, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiate", (int)cubind_expected, 0);
@@ -10776,7 +10776,7 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
 
 /* How cuGraphInstantiateWithParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_328[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state)
@@ -10790,7 +10790,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, "cuGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
@@ -10809,7 +10809,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiateWithParams", (int)cubind_expected, 0);
@@ -10818,7 +10818,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
 
 /* How cuGraphExecGetFlags is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_329[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
@@ -10831,7 +10831,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cuGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
@@ -10849,7 +10849,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecGetFlags", (int)cubind_expected, 0);
@@ -10858,7 +10858,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
 
 /* How cuGraphExecKernelNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_330[] = {
-    {"11.8", 3, "cuGraphExecKernelNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphExecKernelNodeSetParams"},
 };
 
 static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_state)
@@ -10872,7 +10872,7 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
@@ -10891,7 +10891,7 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", (int)cubind_expected, 0);
@@ -10923,7 +10923,7 @@ static void test_cubind_driver_graph_exec_memcpy_node_set_params(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_memcpy_node_set_params(hGraphExec, hNode, copyParams, ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemcpyNodeSetParams", (int)cubind_expected, 0);
@@ -10955,7 +10955,7 @@ static void test_cubind_driver_graph_exec_memset_node_set_params(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_memset_node_set_params(hGraphExec, hNode, memsetParams, ctx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecMemsetNodeSetParams", (int)cubind_expected, 0);
@@ -10985,7 +10985,7 @@ static void test_cubind_driver_graph_exec_host_node_set_params(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_host_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecHostNodeSetParams", (int)cubind_expected, 0);
@@ -11015,7 +11015,7 @@ static void test_cubind_driver_graph_exec_child_graph_node_set_params(void **cub
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_child_graph_node_set_params(hGraphExec, hNode, childGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecChildGraphNodeSetParams", (int)cubind_expected, 0);
@@ -11045,7 +11045,7 @@ static void test_cubind_driver_graph_exec_event_record_node_set_event(void **cub
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventRecordNodeSetEvent", (int)cubind_expected, 0);
@@ -11075,7 +11075,7 @@ static void test_cubind_driver_graph_exec_event_wait_node_set_event(void **cubin
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecEventWaitNodeSetEvent", (int)cubind_expected, 0);
@@ -11105,7 +11105,7 @@ static void test_cubind_driver_graph_exec_external_semaphores_signal_node_set_pa
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected, 0);
@@ -11135,7 +11135,7 @@ static void test_cubind_driver_graph_exec_external_semaphores_wait_node_set_para
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected, 0);
@@ -11165,7 +11165,7 @@ static void test_cubind_driver_graph_node_set_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetEnabled", (int)cubind_expected, 0);
@@ -11195,7 +11195,7 @@ static void test_cubind_driver_graph_node_get_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetEnabled", (int)cubind_expected, 0);
@@ -11223,7 +11223,7 @@ static void test_cubind_driver_graph_upload(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_upload(hGraphExec, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphUpload", (int)cubind_expected, 0);
@@ -11251,7 +11251,7 @@ static void test_cubind_driver_graph_launch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_launch(hGraphExec, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphLaunch", (int)cubind_expected, 0);
@@ -11277,7 +11277,7 @@ static void test_cubind_driver_graph_exec_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_destroy(hGraphExec);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecDestroy", (int)cubind_expected, 0);
@@ -11303,7 +11303,7 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_destroy(hGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDestroy", (int)cubind_expected, 0);
@@ -11312,7 +11312,7 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
 
 /* How cuGraphExecUpdate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_345[] = {
-    {"11.8", 3, "cuGraphExecUpdate"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGraphExecUpdate"},
 };
 
 static void test_cubind_driver_graph_exec_update(void **cubind_state)
@@ -11326,7 +11326,7 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cuGraphExecUpdate_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
@@ -11345,7 +11345,7 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecUpdate", (int)cubind_expected, 0);
@@ -11373,7 +11373,7 @@ static void test_cubind_driver_graph_kernel_node_copy_attributes(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_copy_attributes(dst, src);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeCopyAttributes", (int)cubind_expected, 0);
@@ -11403,7 +11403,7 @@ static void test_cubind_driver_graph_kernel_node_get_attribute(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_get_attribute(hNode, attr, value_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetAttribute", (int)cubind_expected, 0);
@@ -11433,7 +11433,7 @@ static void test_cubind_driver_graph_kernel_node_set_attribute(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_kernel_node_set_attribute(hNode, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetAttribute", (int)cubind_expected, 0);
@@ -11463,7 +11463,7 @@ static void test_cubind_driver_graph_debug_dot_print(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_debug_dot_print(hGraph, path, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphDebugDotPrint", (int)cubind_expected, 0);
@@ -11497,7 +11497,7 @@ static void test_cubind_driver_user_object_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectCreate", (int)cubind_expected, 0);
@@ -11525,7 +11525,7 @@ static void test_cubind_driver_user_object_retain(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_user_object_retain(object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRetain", (int)cubind_expected, 0);
@@ -11553,7 +11553,7 @@ static void test_cubind_driver_user_object_release(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_user_object_release(object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectRelease", (int)cubind_expected, 0);
@@ -11585,7 +11585,7 @@ static void test_cubind_driver_graph_retain_user_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_retain_user_object(graph, object, count, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphRetainUserObject", (int)cubind_expected, 0);
@@ -11615,7 +11615,7 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_release_user_object(graph, object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphReleaseUserObject", (int)cubind_expected, 0);
@@ -11624,8 +11624,8 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
 
 /* How cuGraphAddNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_355[] = {
-    {"12.4", 3, "cuGraphAddNode"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuGraphAddNode"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_add_node(void **cubind_state)
@@ -11642,7 +11642,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 2, "cuGraphAddNode_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
@@ -11664,7 +11664,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddNode", (int)cubind_expected, 0);
@@ -11673,8 +11673,8 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
 
 /* How cuGraphNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_356[] = {
-    {"12.4", 3, "cuGraphNodeSetParams"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuGraphNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_node_set_params(void **cubind_state)
@@ -11687,7 +11687,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 2, "cuGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
@@ -11705,7 +11705,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", (int)cubind_expected, 0);
@@ -11714,8 +11714,8 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
 
 /* How cuGraphExecNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_357[] = {
-    {"12.4", 3, "cuGraphExecNodeSetParams"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuGraphExecNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
@@ -11729,7 +11729,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 2, "cuGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
@@ -11748,7 +11748,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", (int)cubind_expected, 0);
@@ -11757,7 +11757,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
 
 /* How cuGraphConditionalHandleCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_358[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_graph_conditional_handle_create(void **cubind_state)
@@ -11773,7 +11773,7 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, "cuGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
@@ -11794,7 +11794,7 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphConditionalHandleCreate", (int)cubind_expected, 0);
@@ -11826,7 +11826,7 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(vo
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected, 0);
@@ -11860,7 +11860,7 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor_wi
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected, 0);
@@ -11896,7 +11896,7 @@ static void test_cubind_driver_occupancy_max_potential_block_size(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSize", (int)cubind_expected, 0);
@@ -11934,7 +11934,7 @@ static void test_cubind_driver_occupancy_max_potential_block_size_with_flags(voi
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_potential_block_size_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags", (int)cubind_expected, 0);
@@ -11966,7 +11966,7 @@ static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void 
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected, 0);
@@ -11996,7 +11996,7 @@ static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubin
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_potential_cluster_size(clusterSize, func, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialClusterSize", (int)cubind_expected, 0);
@@ -12026,7 +12026,7 @@ static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_occupancy_max_active_clusters(numClusters, func, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveClusters", (int)cubind_expected, 0);
@@ -12056,7 +12056,7 @@ static void test_cubind_driver_tex_ref_set_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_array(hTexRef, hArray, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetArray", (int)cubind_expected, 0);
@@ -12086,7 +12086,7 @@ static void test_cubind_driver_tex_ref_set_mipmapped_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_mipmapped_array(hTexRef, hMipmappedArray, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmappedArray", (int)cubind_expected, 1);
@@ -12118,7 +12118,7 @@ static void test_cubind_driver_tex_ref_set_address(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_address(ByteOffset, hTexRef, dptr, bytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress", (int)cubind_expected, 1);
@@ -12150,7 +12150,7 @@ static void test_cubind_driver_tex_ref_set_address2_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_address2_d(hTexRef, desc, dptr, Pitch);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress2D", (int)cubind_expected, 1);
@@ -12180,7 +12180,7 @@ static void test_cubind_driver_tex_ref_set_format(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_format(hTexRef, fmt, NumPackedComponents);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFormat", (int)cubind_expected, 0);
@@ -12210,7 +12210,7 @@ static void test_cubind_driver_tex_ref_set_address_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_address_mode(hTexRef, dim, am);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddressMode", (int)cubind_expected, 0);
@@ -12238,7 +12238,7 @@ static void test_cubind_driver_tex_ref_set_filter_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_filter_mode(hTexRef, fm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFilterMode", (int)cubind_expected, 0);
@@ -12266,7 +12266,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_filter_mode(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_mipmap_filter_mode(hTexRef, fm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapFilterMode", (int)cubind_expected, 0);
@@ -12294,7 +12294,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_bias(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_mipmap_level_bias(hTexRef, bias);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelBias", (int)cubind_expected, 0);
@@ -12324,7 +12324,7 @@ static void test_cubind_driver_tex_ref_set_mipmap_level_clamp(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_mipmap_level_clamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMipmapLevelClamp", (int)cubind_expected, 0);
@@ -12352,7 +12352,7 @@ static void test_cubind_driver_tex_ref_set_max_anisotropy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_max_anisotropy(hTexRef, maxAniso);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetMaxAnisotropy", (int)cubind_expected, 0);
@@ -12380,7 +12380,7 @@ static void test_cubind_driver_tex_ref_set_border_color(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_border_color(hTexRef, pBorderColor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetBorderColor", (int)cubind_expected, 0);
@@ -12408,7 +12408,7 @@ static void test_cubind_driver_tex_ref_set_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_set_flags(hTexRef, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetFlags", (int)cubind_expected, 0);
@@ -12436,7 +12436,7 @@ static void test_cubind_driver_tex_ref_get_address(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_address(pdptr, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddress", (int)cubind_expected, 0);
@@ -12464,7 +12464,7 @@ static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_array(phArray, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetArray", (int)cubind_expected, 0);
@@ -12492,7 +12492,7 @@ static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_mipmapped_array(phMipmappedArray, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmappedArray", (int)cubind_expected, 0);
@@ -12522,7 +12522,7 @@ static void test_cubind_driver_tex_ref_get_address_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_address_mode(pam, hTexRef, dim);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddressMode", (int)cubind_expected, 0);
@@ -12550,7 +12550,7 @@ static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_filter_mode(pfm, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFilterMode", (int)cubind_expected, 0);
@@ -12580,7 +12580,7 @@ static void test_cubind_driver_tex_ref_get_format(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_format(pFormat, pNumChannels, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFormat", (int)cubind_expected, 0);
@@ -12608,7 +12608,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_mipmap_filter_mode(pfm, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapFilterMode", (int)cubind_expected, 0);
@@ -12636,7 +12636,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_mipmap_level_bias(pbias, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelBias", (int)cubind_expected, 0);
@@ -12666,7 +12666,7 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_clamp(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_mipmap_level_clamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelClamp", (int)cubind_expected, 0);
@@ -12694,7 +12694,7 @@ static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_max_anisotropy(pmaxAniso, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMaxAnisotropy", (int)cubind_expected, 0);
@@ -12722,7 +12722,7 @@ static void test_cubind_driver_tex_ref_get_border_color(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_border_color(pBorderColor, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetBorderColor", (int)cubind_expected, 0);
@@ -12750,7 +12750,7 @@ static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_get_flags(pFlags, hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFlags", (int)cubind_expected, 0);
@@ -12776,7 +12776,7 @@ static void test_cubind_driver_tex_ref_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_create(pTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefCreate", (int)cubind_expected, 0);
@@ -12802,7 +12802,7 @@ static void test_cubind_driver_tex_ref_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_ref_destroy(hTexRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefDestroy", (int)cubind_expected, 0);
@@ -12832,7 +12832,7 @@ static void test_cubind_driver_surf_ref_set_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_surf_ref_set_array(hSurfRef, hArray, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefSetArray", (int)cubind_expected, 0);
@@ -12860,7 +12860,7 @@ static void test_cubind_driver_surf_ref_get_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_surf_ref_get_array(phArray, hSurfRef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefGetArray", (int)cubind_expected, 0);
@@ -12892,7 +12892,7 @@ static void test_cubind_driver_tex_object_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_object_create(pTexObject, pResDesc, pTexDesc, pResViewDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectCreate", (int)cubind_expected, 0);
@@ -12918,7 +12918,7 @@ static void test_cubind_driver_tex_object_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_object_destroy(texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectDestroy", (int)cubind_expected, 0);
@@ -12946,7 +12946,7 @@ static void test_cubind_driver_tex_object_get_resource_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_object_get_resource_desc(pResDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceDesc", (int)cubind_expected, 0);
@@ -12974,7 +12974,7 @@ static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tex_object_get_texture_desc(pTexDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetTextureDesc", (int)cubind_expected, 1);
@@ -13002,7 +13002,7 @@ static void test_cubind_driver_tex_object_get_resource_view_desc(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_driver_tex_object_get_resource_view_desc(pResViewDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceViewDesc", (int)cubind_expected, 0);
@@ -13030,7 +13030,7 @@ static void test_cubind_driver_surf_object_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_surf_object_create(pSurfObject, pResDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectCreate", (int)cubind_expected, 0);
@@ -13056,7 +13056,7 @@ static void test_cubind_driver_surf_object_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_surf_object_destroy(surfObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectDestroy", (int)cubind_expected, 0);
@@ -13084,7 +13084,7 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_surf_object_get_resource_desc(pResDesc, surfObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectGetResourceDesc", (int)cubind_expected, 0);
@@ -13093,7 +13093,7 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
 
 /* How cuTensorMapEncodeTiled is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_403[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
@@ -13116,7 +13116,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cuTensorMapEncodeTiled", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -13144,7 +13144,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeTiled", (int)cubind_expected, 0);
@@ -13153,7 +13153,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
 
 /* How cuTensorMapEncodeIm2col is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_404[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
@@ -13179,7 +13179,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, "cuTensorMapEncodeIm2col", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
@@ -13210,7 +13210,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2col", (int)cubind_expected, 1);
@@ -13219,8 +13219,8 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
 
 /* How cuTensorMapEncodeIm2colWide is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_405[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state)
@@ -13247,7 +13247,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 2, "cuTensorMapEncodeIm2colWide", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
@@ -13279,7 +13279,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2colWide", (int)cubind_expected, 0);
@@ -13288,7 +13288,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
 
 /* How cuTensorMapReplaceAddress is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_406[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
@@ -13301,7 +13301,7 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, "cuTensorMapReplaceAddress", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
@@ -13319,7 +13319,7 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapReplaceAddress", (int)cubind_expected, 1);
@@ -13349,7 +13349,7 @@ static void test_cubind_driver_device_can_access_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_can_access_peer(canAccessPeer, dev, peerDev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceCanAccessPeer", (int)cubind_expected, 1);
@@ -13377,7 +13377,7 @@ static void test_cubind_driver_ctx_enable_peer_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_enable_peer_access(peerContext, Flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxEnablePeerAccess", (int)cubind_expected, 0);
@@ -13403,7 +13403,7 @@ static void test_cubind_driver_ctx_disable_peer_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_disable_peer_access(peerContext);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxDisablePeerAccess", (int)cubind_expected, 0);
@@ -13435,7 +13435,7 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_p2p_attribute(value, attrib, srcDevice, dstDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAttribute", (int)cubind_expected, 0);
@@ -13444,8 +13444,8 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
 
 /* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_411[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_state)
@@ -13461,7 +13461,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 2, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
@@ -13482,7 +13482,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAtomicCapabilities", (int)cubind_expected, 0);
@@ -13508,7 +13508,7 @@ static void test_cubind_driver_graphics_unregister_resource(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_unregister_resource(resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnregisterResource", (int)cubind_expected, 0);
@@ -13540,7 +13540,7 @@ static void test_cubind_driver_graphics_sub_resource_get_mapped_array(void **cub
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_sub_resource_get_mapped_array(pArray, resource, arrayIndex, mipLevel);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsSubResourceGetMappedArray", (int)cubind_expected, 0);
@@ -13568,7 +13568,7 @@ static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_resource_get_mapped_mipmapped_array(pMipmappedArray, resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected, 0);
@@ -13598,7 +13598,7 @@ static void test_cubind_driver_graphics_resource_get_mapped_pointer(void **cubin
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_resource_get_mapped_pointer(pDevPtr, pSize, resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedPointer", (int)cubind_expected, 0);
@@ -13626,7 +13626,7 @@ static void test_cubind_driver_graphics_resource_set_map_flags(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_resource_set_map_flags(resource, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceSetMapFlags", (int)cubind_expected, 0);
@@ -13656,7 +13656,7 @@ static void test_cubind_driver_graphics_map_resources(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_map_resources(count, resources, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsMapResources", (int)cubind_expected, 0);
@@ -13686,7 +13686,7 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_graphics_unmap_resources(count, resources, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnmapResources", (int)cubind_expected, 0);
@@ -13695,7 +13695,7 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
 
 /* How cuGetProcAddress is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_419[] = {
-    {"11.8", 3, "cuGetProcAddress"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cuGetProcAddress"},
 };
 
 static void test_cubind_driver_get_proc_address(void **cubind_state)
@@ -13711,7 +13711,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cuGetProcAddress_v2", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -13732,7 +13732,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetProcAddress", (int)cubind_expected, 0);
@@ -13741,7 +13741,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
 
 /* How cuCoredumpGetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_420[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
@@ -13755,7 +13755,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, "cuCoredumpGetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
@@ -13774,7 +13774,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttribute", (int)cubind_expected, 0);
@@ -13783,7 +13783,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
 
 /* How cuCoredumpGetAttributeGlobal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_421[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state)
@@ -13797,7 +13797,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cuCoredumpGetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
@@ -13816,7 +13816,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttributeGlobal", (int)cubind_expected, 0);
@@ -13825,7 +13825,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
 
 /* How cuCoredumpSetAttribute is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_422[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
@@ -13839,7 +13839,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, "cuCoredumpSetAttribute", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
@@ -13858,7 +13858,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttribute", (int)cubind_expected, 0);
@@ -13867,7 +13867,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
 
 /* How cuCoredumpSetAttributeGlobal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_423[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state)
@@ -13881,7 +13881,7 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cuCoredumpSetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
@@ -13900,7 +13900,7 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttributeGlobal", (int)cubind_expected, 0);
@@ -13928,7 +13928,7 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_get_export_table(ppExportTable, pExportTableId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetExportTable", (int)cubind_expected, 0);
@@ -13937,7 +13937,7 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
 
 /* How cuGreenCtxCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_425[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_create(void **cubind_state)
@@ -13952,7 +13952,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cuGreenCtxCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
@@ -13972,7 +13972,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxCreate", (int)cubind_expected, 0);
@@ -13981,7 +13981,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
 
 /* How cuGreenCtxDestroy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_426[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
@@ -13993,7 +13993,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, "cuGreenCtxDestroy", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_destroy(hCtx);
@@ -14010,7 +14010,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_destroy(hCtx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxDestroy", (int)cubind_expected, 0);
@@ -14019,7 +14019,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
 
 /* How cuCtxFromGreenCtx is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_427[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
@@ -14032,7 +14032,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cuCtxFromGreenCtx", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
@@ -14050,7 +14050,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxFromGreenCtx", (int)cubind_expected, 0);
@@ -14059,8 +14059,8 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
 
 /* How cuDeviceGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_428[] = {
-    {"12.4", 3, "cuDeviceGetDevResource"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuDeviceGetDevResource"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
@@ -14074,7 +14074,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 2, "cuDeviceGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
@@ -14093,7 +14093,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDevResource", (int)cubind_expected, 0);
@@ -14102,8 +14102,8 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
 
 /* How cuCtxGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_429[] = {
-    {"12.4", 3, "cuCtxGetDevResource"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuCtxGetDevResource"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
@@ -14117,7 +14117,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 2, "cuCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
@@ -14136,7 +14136,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevResource", (int)cubind_expected, 0);
@@ -14145,8 +14145,8 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
 
 /* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_430[] = {
-    {"12.4", 3, "cuGreenCtxGetDevResource"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuGreenCtxGetDevResource"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
@@ -14160,7 +14160,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 2, "cuGreenCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
@@ -14179,7 +14179,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetDevResource", (int)cubind_expected, 0);
@@ -14188,8 +14188,8 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
 
 /* How cuDevSmResourceSplitByCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_431[] = {
-    {"12.4", 3, "cuDevSmResourceSplitByCount"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuDevSmResourceSplitByCount"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_state)
@@ -14206,7 +14206,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 2, "cuDevSmResourceSplitByCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
@@ -14228,7 +14228,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevSmResourceSplitByCount", (int)cubind_expected, 0);
@@ -14237,8 +14237,8 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
 
 /* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_432[] = {
-    {"12.4", 3, "cuDevResourceGenerateDesc"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cuDevResourceGenerateDesc"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
@@ -14252,7 +14252,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 2, "cuDevResourceGenerateDesc", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
@@ -14271,7 +14271,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevResourceGenerateDesc", (int)cubind_expected, 0);
@@ -14280,7 +14280,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
 
 /* How cuGreenCtxRecordEvent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_433[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
@@ -14293,7 +14293,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cuGreenCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_record_event(hCtx, hEvent);
@@ -14311,7 +14311,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_record_event(hCtx, hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxRecordEvent", (int)cubind_expected, 0);
@@ -14320,7 +14320,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
 
 /* How cuGreenCtxWaitEvent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_434[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
@@ -14333,7 +14333,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cuGreenCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_wait_event(hCtx, hEvent);
@@ -14351,7 +14351,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_wait_event(hCtx, hEvent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxWaitEvent", (int)cubind_expected, 0);
@@ -14360,7 +14360,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
 
 /* How cuStreamGetGreenCtx is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_435[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
@@ -14373,7 +14373,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cuStreamGetGreenCtx", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
@@ -14391,7 +14391,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetGreenCtx", (int)cubind_expected, 0);
@@ -14400,8 +14400,8 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
 
 /* How cuGreenCtxStreamCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_436[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
@@ -14416,7 +14416,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, "cuGreenCtxStreamCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
@@ -14436,7 +14436,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxStreamCreate", (int)cubind_expected, 0);
@@ -14445,8 +14445,8 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
 
 /* How cuGreenCtxGetId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_437[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
@@ -14459,7 +14459,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 2, "cuGreenCtxGetId", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
@@ -14477,7 +14477,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetId", (int)cubind_expected, 0);
@@ -14486,8 +14486,8 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
 
 /* How cuLogsRegisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_438[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_logs_register_callback(void **cubind_state)
@@ -14501,7 +14501,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 2, "cuLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
@@ -14520,7 +14520,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsRegisterCallback", (int)cubind_expected, 0);
@@ -14529,8 +14529,8 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
 
 /* How cuLogsUnregisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_439[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
@@ -14542,7 +14542,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 2, "cuLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_logs_unregister_callback(callback);
@@ -14559,7 +14559,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_logs_unregister_callback(callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsUnregisterCallback", (int)cubind_expected, 0);
@@ -14568,8 +14568,8 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
 
 /* How cuLogsCurrent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_440[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_logs_current(void **cubind_state)
@@ -14582,7 +14582,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 2, "cuLogsCurrent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_logs_current(iterator_out, flags);
@@ -14600,7 +14600,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_logs_current(iterator_out, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsCurrent", (int)cubind_expected, 0);
@@ -14609,8 +14609,8 @@ static void test_cubind_driver_logs_current(void **cubind_state)
 
 /* How cuLogsDumpToFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_441[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
@@ -14624,7 +14624,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 2, "cuLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
@@ -14643,7 +14643,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToFile", (int)cubind_expected, 0);
@@ -14652,8 +14652,8 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
 
 /* How cuLogsDumpToMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_442[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
@@ -14668,7 +14668,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 2, "cuLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
@@ -14688,7 +14688,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToMemory", (int)cubind_expected, 0);
@@ -14697,8 +14697,8 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
 
 /* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_443[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **cubind_state)
@@ -14711,7 +14711,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 2, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
@@ -14729,7 +14729,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetRestoreThreadId", (int)cubind_expected, 0);
@@ -14738,8 +14738,8 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
 
 /* How cuCheckpointProcessGetState is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_444[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
@@ -14752,7 +14752,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 2, "cuCheckpointProcessGetState", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
@@ -14770,7 +14770,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetState", (int)cubind_expected, 0);
@@ -14779,8 +14779,8 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
 
 /* How cuCheckpointProcessLock is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_445[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
@@ -14793,7 +14793,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 2, "cuCheckpointProcessLock", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
@@ -14811,7 +14811,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessLock", (int)cubind_expected, 0);
@@ -14820,8 +14820,8 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
 
 /* How cuCheckpointProcessCheckpoint is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_446[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state)
@@ -14834,7 +14834,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 2, "cuCheckpointProcessCheckpoint", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
@@ -14852,7 +14852,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessCheckpoint", (int)cubind_expected, 0);
@@ -14861,8 +14861,8 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
 
 /* How cuCheckpointProcessRestore is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_447[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
@@ -14875,7 +14875,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 2, "cuCheckpointProcessRestore", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
@@ -14893,7 +14893,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessRestore", (int)cubind_expected, 0);
@@ -14902,8 +14902,8 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
 
 /* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_448[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
@@ -14916,7 +14916,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 2, "cuCheckpointProcessUnlock", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
@@ -14934,7 +14934,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessUnlock", (int)cubind_expected, 0);
@@ -14964,7 +14964,7 @@ static void test_cubind_driver_profiler_initialize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_profiler_initialize(configFile, outputFile, outputMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuProfilerInitialize", (int)cubind_expected, 0);
@@ -14988,7 +14988,7 @@ static void test_cubind_driver_profiler_start(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_profiler_start();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuProfilerStart", (int)cubind_expected, 0);
@@ -15012,7 +15012,7 @@ static void test_cubind_driver_profiler_stop(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_driver_profiler_stop();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuProfilerStop", (int)cubind_expected, 0);

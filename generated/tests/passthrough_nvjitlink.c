@@ -46,7 +46,7 @@ static void test_informational_statuses(void **cubind_state)
 
 /* How nvJitLinkCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_0[] = {
-    {"12.4", 1, "__nvJitLinkCreate_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkCreate_12_4"},
 };
 
 static void test_cubind_nvjitlink_create(void **cubind_state)
@@ -60,7 +60,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_0, 1, "__nvJitLinkCreate_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
@@ -79,7 +79,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_create(handle, numOptions, options);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkCreate", (int)cubind_expected, 0);
@@ -88,7 +88,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
 
 /* How nvJitLinkDestroy is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_1[] = {
-    {"12.4", 1, "__nvJitLinkDestroy_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkDestroy_12_4"},
 };
 
 static void test_cubind_nvjitlink_destroy(void **cubind_state)
@@ -100,7 +100,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_1, 1, "__nvJitLinkDestroy_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_destroy(handle);
@@ -117,7 +117,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkDestroy", (int)cubind_expected, 0);
@@ -126,7 +126,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
 
 /* How nvJitLinkAddData is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_2[] = {
-    {"12.4", 1, "__nvJitLinkAddData_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddData_12_4"},
 };
 
 static void test_cubind_nvjitlink_add_data(void **cubind_state)
@@ -142,7 +142,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_2, 1, "__nvJitLinkAddData_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
@@ -163,7 +163,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_data(handle, inputType, data, size, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddData", (int)cubind_expected, 0);
@@ -172,7 +172,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
 
 /* How nvJitLinkAddFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_3[] = {
-    {"12.4", 1, "__nvJitLinkAddFile_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddFile_12_4"},
 };
 
 static void test_cubind_nvjitlink_add_file(void **cubind_state)
@@ -186,7 +186,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_3, 1, "__nvJitLinkAddFile_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
@@ -205,7 +205,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_add_file(handle, inputType, fileName);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkAddFile", (int)cubind_expected, 0);
@@ -214,7 +214,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
 
 /* How nvJitLinkComplete is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_4[] = {
-    {"12.4", 1, "__nvJitLinkComplete_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkComplete_12_4"},
 };
 
 static void test_cubind_nvjitlink_complete(void **cubind_state)
@@ -226,7 +226,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_4, 1, "__nvJitLinkComplete_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_complete(handle);
@@ -243,7 +243,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_complete(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkComplete", (int)cubind_expected, 0);
@@ -252,7 +252,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
 
 /* How nvJitLinkGetLinkedCubinSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_5[] = {
-    {"12.4", 1, "__nvJitLinkGetLinkedCubinSize_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubinSize_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
@@ -265,7 +265,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_5, 1, "__nvJitLinkGetLinkedCubinSize_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
@@ -283,7 +283,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin_size(handle, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubinSize", (int)cubind_expected, 0);
@@ -292,7 +292,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
 
 /* How nvJitLinkGetLinkedCubin is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_6[] = {
-    {"12.4", 1, "__nvJitLinkGetLinkedCubin_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubin_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
@@ -305,7 +305,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_6, 1, "__nvJitLinkGetLinkedCubin_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
@@ -323,7 +323,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_cubin(handle, cubin);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedCubin", (int)cubind_expected, 0);
@@ -332,7 +332,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
 
 /* How nvJitLinkGetLinkedPtxSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_7[] = {
-    {"12.4", 1, "__nvJitLinkGetLinkedPtxSize_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtxSize_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
@@ -345,7 +345,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_7, 1, "__nvJitLinkGetLinkedPtxSize_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
@@ -363,7 +363,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx_size(handle, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtxSize", (int)cubind_expected, 0);
@@ -372,7 +372,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
 
 /* How nvJitLinkGetLinkedPtx is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_8[] = {
-    {"12.4", 1, "__nvJitLinkGetLinkedPtx_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtx_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
@@ -385,7 +385,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_8, 1, "__nvJitLinkGetLinkedPtx_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
@@ -403,7 +403,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_linked_ptx(handle, ptx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetLinkedPtx", (int)cubind_expected, 0);
@@ -412,7 +412,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
 
 /* How nvJitLinkGetErrorLogSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_9[] = {
-    {"12.4", 1, "__nvJitLinkGetErrorLogSize_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLogSize_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
@@ -425,7 +425,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "__nvJitLinkGetErrorLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
@@ -443,7 +443,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log_size(handle, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLogSize", (int)cubind_expected, 0);
@@ -452,7 +452,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
 
 /* How nvJitLinkGetErrorLog is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_10[] = {
-    {"12.4", 1, "__nvJitLinkGetErrorLog_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLog_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
@@ -465,7 +465,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 1, "__nvJitLinkGetErrorLog_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log(handle, log);
@@ -483,7 +483,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_error_log(handle, log);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetErrorLog", (int)cubind_expected, 0);
@@ -492,7 +492,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
 
 /* How nvJitLinkGetInfoLogSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_11[] = {
-    {"12.4", 1, "__nvJitLinkGetInfoLogSize_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLogSize_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
@@ -505,7 +505,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "__nvJitLinkGetInfoLogSize_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
@@ -523,7 +523,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log_size(handle, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLogSize", (int)cubind_expected, 0);
@@ -532,7 +532,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
 
 /* How nvJitLinkGetInfoLog is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_12[] = {
-    {"12.4", 1, "__nvJitLinkGetInfoLog_12_4"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLog_12_4"},
 };
 
 static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
@@ -545,7 +545,7 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "__nvJitLinkGetInfoLog_13_0", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log(handle, log);
@@ -563,7 +563,7 @@ static void test_cubind_nvjitlink_get_info_log(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_get_info_log(handle, log);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkGetInfoLog", (int)cubind_expected, 0);
@@ -591,7 +591,7 @@ static void test_cubind_nvjitlink_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjitlink_version(major, minor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJITLINK, "nvJitLinkVersion", (int)cubind_expected, 0);

@@ -64,7 +64,7 @@ static void test_cubind_nvrtc_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_error_string(result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -92,7 +92,7 @@ static void test_cubind_nvrtc_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_version(major, minor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcVersion", (int)cubind_expected, 0);
@@ -118,7 +118,7 @@ static void test_cubind_nvrtc_get_num_supported_archs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_num_supported_archs(numArchs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetNumSupportedArchs", (int)cubind_expected, 0);
@@ -144,7 +144,7 @@ static void test_cubind_nvrtc_get_supported_archs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_supported_archs(supportedArchs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetSupportedArchs", (int)cubind_expected, 0);
@@ -180,7 +180,7 @@ static void test_cubind_nvrtc_create_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_create_program(prog, src, name, numHeaders, headers, includeNames);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCreateProgram", (int)cubind_expected, 0);
@@ -206,7 +206,7 @@ static void test_cubind_nvrtc_destroy_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_destroy_program(prog);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcDestroyProgram", (int)cubind_expected, 0);
@@ -236,7 +236,7 @@ static void test_cubind_nvrtc_compile_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_compile_program(prog, numOptions, options);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCompileProgram", (int)cubind_expected, 0);
@@ -264,7 +264,7 @@ static void test_cubind_nvrtc_get_ptx_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ptx_size(prog, ptxSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTXSize", (int)cubind_expected, 0);
@@ -292,7 +292,7 @@ static void test_cubind_nvrtc_get_ptx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ptx(prog, ptx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTX", (int)cubind_expected, 0);
@@ -320,7 +320,7 @@ static void test_cubind_nvrtc_get_cubin_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_cubin_size(prog, cubinSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBINSize", (int)cubind_expected, 0);
@@ -348,7 +348,7 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_cubin(prog, cubin);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBIN", (int)cubind_expected, 0);
@@ -357,7 +357,7 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
 
 /* How nvrtcGetLTOIRSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_11[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
@@ -370,7 +370,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_11, 1, "nvrtcGetLTOIRSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
@@ -388,7 +388,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIRSize", (int)cubind_expected, 0);
@@ -397,7 +397,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
 
 /* How nvrtcGetLTOIR is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_12[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
@@ -410,7 +410,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 1, "nvrtcGetLTOIR", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
@@ -428,7 +428,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIR", (int)cubind_expected, 0);
@@ -437,7 +437,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
 
 /* How nvrtcGetOptiXIRSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_13[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
@@ -450,7 +450,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_13, 1, "nvrtcGetOptiXIRSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
@@ -468,7 +468,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIRSize", (int)cubind_expected, 0);
@@ -477,7 +477,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
 
 /* How nvrtcGetOptiXIR is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_14[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
@@ -490,7 +490,7 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_14, 1, "nvrtcGetOptiXIR", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
@@ -508,7 +508,7 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIR", (int)cubind_expected, 0);
@@ -536,7 +536,7 @@ static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_program_log_size(prog, logSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLogSize", (int)cubind_expected, 0);
@@ -564,7 +564,7 @@ static void test_cubind_nvrtc_get_program_log(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_program_log(prog, log);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLog", (int)cubind_expected, 0);
@@ -592,7 +592,7 @@ static void test_cubind_nvrtc_add_name_expression(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_add_name_expression(prog, name_expression);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcAddNameExpression", (int)cubind_expected, 0);
@@ -622,7 +622,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_lowered_name(prog, name_expression, lowered_name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLoweredName", (int)cubind_expected, 0);
@@ -631,8 +631,8 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
 
 /* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_19[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
@@ -644,7 +644,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 2, "nvrtcGetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
@@ -661,7 +661,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSize", (int)cubind_expected, 0);
@@ -670,8 +670,8 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
 
 /* How nvrtcSetPCHHeapSize is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_20[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
@@ -683,7 +683,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 2, "nvrtcSetPCHHeapSize", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_set_pch_heap_size(size);
@@ -700,7 +700,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_set_pch_heap_size(size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetPCHHeapSize", (int)cubind_expected, 0);
@@ -709,8 +709,8 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
 
 /* How nvrtcGetPCHCreateStatus is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_21[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
@@ -722,7 +722,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 2, "nvrtcGetPCHCreateStatus", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_create_status(prog);
@@ -739,7 +739,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_create_status(prog);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHCreateStatus", (int)cubind_expected, 0);
@@ -748,8 +748,8 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
 
 /* How nvrtcGetPCHHeapSizeRequired is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_22[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
@@ -762,7 +762,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 2, "nvrtcGetPCHHeapSizeRequired", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
@@ -780,7 +780,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSizeRequired", (int)cubind_expected, 0);
@@ -789,8 +789,8 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
 
 /* How nvrtcSetFlowCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_23[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
@@ -804,7 +804,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 2, "nvrtcSetFlowCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_nvrtc_set_flow_callback(prog, callback, payload);
@@ -823,7 +823,7 @@ static void test_cubind_nvrtc_set_flow_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvrtc_set_flow_callback(prog, callback, payload);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcSetFlowCallback", (int)cubind_expected, 0);

@@ -63,7 +63,7 @@ static void test_cubind_runtime_device_reset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_reset();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceReset", (int)cubind_expected, 0);
@@ -87,7 +87,7 @@ static void test_cubind_runtime_device_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_synchronize();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSynchronize", (int)cubind_expected, 0);
@@ -115,7 +115,7 @@ static void test_cubind_runtime_device_set_limit(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_set_limit(limit, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetLimit", (int)cubind_expected, 1);
@@ -143,7 +143,7 @@ static void test_cubind_runtime_device_get_limit(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_limit(pValue, limit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetLimit", (int)cubind_expected, 0);
@@ -173,7 +173,7 @@ static void test_cubind_runtime_device_get_texture1_d_linear_max_width(void **cu
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_texture1_d_linear_max_width(maxWidthInElements, fmtDesc, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected, 0);
@@ -199,7 +199,7 @@ static void test_cubind_runtime_device_get_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_cache_config(pCacheConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetCacheConfig", (int)cubind_expected, 0);
@@ -227,7 +227,7 @@ static void test_cubind_runtime_device_get_stream_priority_range(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_stream_priority_range(leastPriority, greatestPriority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetStreamPriorityRange", (int)cubind_expected, 0);
@@ -253,7 +253,7 @@ static void test_cubind_runtime_device_set_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_set_cache_config(cacheConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetCacheConfig", (int)cubind_expected, 0);
@@ -281,7 +281,7 @@ static void test_cubind_runtime_device_get_by_pci_bus_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_by_pci_bus_id(device, pciBusId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetByPCIBusId", (int)cubind_expected, 0);
@@ -311,7 +311,7 @@ static void test_cubind_runtime_device_get_pci_bus_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_pci_bus_id(pciBusId, len, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetPCIBusId", (int)cubind_expected, 0);
@@ -339,7 +339,7 @@ static void test_cubind_runtime_ipc_get_event_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_ipc_get_event_handle(handle, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetEventHandle", (int)cubind_expected, 0);
@@ -368,7 +368,7 @@ static void test_cubind_runtime_ipc_open_event_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_ipc_open_event_handle(event, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenEventHandle", (int)cubind_expected, 0);
@@ -396,7 +396,7 @@ static void test_cubind_runtime_ipc_get_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_ipc_get_mem_handle(handle, devPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetMemHandle", (int)cubind_expected, 0);
@@ -427,7 +427,7 @@ static void test_cubind_runtime_ipc_open_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_ipc_open_mem_handle(devPtr, handle, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenMemHandle", (int)cubind_expected, 0);
@@ -453,7 +453,7 @@ static void test_cubind_runtime_ipc_close_mem_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_ipc_close_mem_handle(devPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcCloseMemHandle", (int)cubind_expected, 0);
@@ -481,7 +481,7 @@ static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubin
         cubind_clear_error();
         cubind_result = cubind_runtime_device_flush_gpu_direct_rdma_writes(target, scope);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceFlushGPUDirectRDMAWrites", (int)cubind_expected, 0);
@@ -490,7 +490,7 @@ static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubin
 
 /* How cudaDeviceRegisterAsyncNotification is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_16[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_device_register_async_notification(void **cubind_state)
@@ -505,7 +505,7 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 1, "cudaDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
@@ -525,7 +525,7 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
         cubind_clear_error();
         cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceRegisterAsyncNotification", (int)cubind_expected, 0);
@@ -534,7 +534,7 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
 
 /* How cudaDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_17[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_device_unregister_async_notification(void **cubind_state)
@@ -547,7 +547,7 @@ static void test_cubind_runtime_device_unregister_async_notification(void **cubi
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 1, "cudaDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_device_unregister_async_notification(device, callback);
@@ -565,7 +565,7 @@ static void test_cubind_runtime_device_unregister_async_notification(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_device_unregister_async_notification(device, callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceUnregisterAsyncNotification", (int)cubind_expected, 0);
@@ -591,7 +591,7 @@ static void test_cubind_runtime_device_get_shared_mem_config(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_shared_mem_config(pConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetSharedMemConfig", (int)cubind_expected, 0);
@@ -617,7 +617,7 @@ static void test_cubind_runtime_device_set_shared_mem_config(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_device_set_shared_mem_config(config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetSharedMemConfig", (int)cubind_expected, 0);
@@ -641,7 +641,7 @@ static void test_cubind_runtime_get_last_error(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_last_error();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetLastError", (int)cubind_expected, 0);
@@ -665,7 +665,7 @@ static void test_cubind_runtime_peek_at_last_error(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_peek_at_last_error();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPeekAtLastError", (int)cubind_expected, 0);
@@ -691,7 +691,7 @@ static void test_cubind_runtime_get_error_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_error_name(error);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -717,7 +717,7 @@ static void test_cubind_runtime_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_error_string(error);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -743,7 +743,7 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_device_count(count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceCount", (int)cubind_expected, 0);
@@ -752,8 +752,8 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
 
 /* How cudaGetDeviceProperties is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_25[] = {
-    {"12.4", 2, "cudaGetDeviceProperties_v2"},
-    {"11.8", 2, "cudaGetDeviceProperties"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetDeviceProperties_v2"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetDeviceProperties"},
 };
 
 static void test_cubind_runtime_get_device_properties(void **cubind_state)
@@ -773,7 +773,7 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_device_properties(prop, device);
@@ -785,7 +785,7 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof prop);
         else
             cubind_mock_expect_arg(&prop, sizeof prop);
@@ -794,7 +794,7 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_device_properties(prop, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceProperties", (int)cubind_expected, 0);
@@ -824,7 +824,7 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_attribute(value, attr, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetAttribute", (int)cubind_expected, 1);
@@ -833,8 +833,8 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
 
 /* How cudaDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_27[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubind_state)
@@ -849,7 +849,7 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 2, "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
@@ -869,7 +869,7 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetHostAtomicCapabilities", (int)cubind_expected, 1);
@@ -897,7 +897,7 @@ static void test_cubind_runtime_device_get_default_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_default_mem_pool(memPool, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetDefaultMemPool", (int)cubind_expected, 0);
@@ -925,7 +925,7 @@ static void test_cubind_runtime_device_set_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_set_mem_pool(device, memPool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetMemPool", (int)cubind_expected, 0);
@@ -953,7 +953,7 @@ static void test_cubind_runtime_device_get_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_mem_pool(memPool, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetMemPool", (int)cubind_expected, 0);
@@ -983,7 +983,7 @@ static void test_cubind_runtime_device_get_nv_sci_sync_attributes(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_nv_sci_sync_attributes(nvSciSyncAttrList, device, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetNvSciSyncAttributes", (int)cubind_expected, 0);
@@ -1015,7 +1015,7 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_p2p_attribute(value, attr, srcDevice, dstDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAttribute", (int)cubind_expected, 0);
@@ -1024,8 +1024,8 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
 
 /* How cudaDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_33[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind_state)
@@ -1041,7 +1041,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 2, "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
@@ -1062,7 +1062,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities", (int)cubind_expected, 1);
@@ -1071,8 +1071,8 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
 
 /* How cudaChooseDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_34[] = {
-    {"12.4", 2, "cudaChooseDevice"},
-    {"11.8", 2, "cudaChooseDevice"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaChooseDevice"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaChooseDevice"},
 };
 
 static void test_cubind_runtime_choose_device(void **cubind_state)
@@ -1092,7 +1092,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_choose_device(device, prop);
@@ -1105,7 +1105,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&device, sizeof device);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof prop);
         else
             cubind_mock_expect_arg(&prop, sizeof prop);
@@ -1113,7 +1113,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_choose_device(device, prop);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaChooseDevice", (int)cubind_expected, 0);
@@ -1122,7 +1122,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
 
 /* How cudaInitDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_35[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_init_device(void **cubind_state)
@@ -1136,7 +1136,7 @@ static void test_cubind_runtime_init_device(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cudaInitDevice", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_init_device(device, deviceFlags, flags);
@@ -1155,7 +1155,7 @@ static void test_cubind_runtime_init_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_init_device(device, deviceFlags, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaInitDevice", (int)cubind_expected, 0);
@@ -1181,7 +1181,7 @@ static void test_cubind_runtime_set_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_set_device(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDevice", (int)cubind_expected, 0);
@@ -1207,7 +1207,7 @@ static void test_cubind_runtime_get_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_device(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDevice", (int)cubind_expected, 0);
@@ -1235,7 +1235,7 @@ static void test_cubind_runtime_set_valid_devices(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_set_valid_devices(device_arr, len);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetValidDevices", (int)cubind_expected, 0);
@@ -1261,7 +1261,7 @@ static void test_cubind_runtime_set_device_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_set_device_flags(flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetDeviceFlags", (int)cubind_expected, 0);
@@ -1287,7 +1287,7 @@ static void test_cubind_runtime_get_device_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_device_flags(flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceFlags", (int)cubind_expected, 0);
@@ -1313,7 +1313,7 @@ static void test_cubind_runtime_stream_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_create(pStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreate", (int)cubind_expected, 0);
@@ -1341,7 +1341,7 @@ static void test_cubind_runtime_stream_create_with_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_create_with_flags(pStream, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithFlags", (int)cubind_expected, 0);
@@ -1371,7 +1371,7 @@ static void test_cubind_runtime_stream_create_with_priority(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_create_with_priority(pStream, flags, priority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithPriority", (int)cubind_expected, 1);
@@ -1399,7 +1399,7 @@ static void test_cubind_runtime_stream_get_priority(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_priority(hStream, priority);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetPriority", (int)cubind_expected, 0);
@@ -1427,7 +1427,7 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_flags(hStream, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetFlags", (int)cubind_expected, 0);
@@ -1436,7 +1436,7 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
 
 /* How cudaStreamGetId is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_46[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_stream_get_id(void **cubind_state)
@@ -1449,7 +1449,7 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cudaStreamGetId", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
@@ -1467,7 +1467,7 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetId", (int)cubind_expected, 0);
@@ -1476,8 +1476,8 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
 
 /* How cudaStreamGetDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_47[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_stream_get_device(void **cubind_state)
@@ -1490,7 +1490,7 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cudaStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_device(hStream, device);
@@ -1508,7 +1508,7 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_device(hStream, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetDevice", (int)cubind_expected, 0);
@@ -1532,7 +1532,7 @@ static void test_cubind_runtime_ctx_reset_persisting_l2cache(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_ctx_reset_persisting_l2cache();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCtxResetPersistingL2Cache", (int)cubind_expected, 0);
@@ -1560,7 +1560,7 @@ static void test_cubind_runtime_stream_copy_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_copy_attributes(dst, src);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCopyAttributes", (int)cubind_expected, 0);
@@ -1590,7 +1590,7 @@ static void test_cubind_runtime_stream_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_attribute(hStream, attr, value_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetAttribute", (int)cubind_expected, 0);
@@ -1620,7 +1620,7 @@ static void test_cubind_runtime_stream_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_set_attribute(hStream, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSetAttribute", (int)cubind_expected, 0);
@@ -1646,7 +1646,7 @@ static void test_cubind_runtime_stream_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_destroy(stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamDestroy", (int)cubind_expected, 0);
@@ -1676,7 +1676,7 @@ static void test_cubind_runtime_stream_wait_event(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_wait_event(stream, event, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamWaitEvent", (int)cubind_expected, 0);
@@ -1708,7 +1708,7 @@ static void test_cubind_runtime_stream_add_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_add_callback(stream, callback, userData, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAddCallback", (int)cubind_expected, 0);
@@ -1734,7 +1734,7 @@ static void test_cubind_runtime_stream_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_synchronize(stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamSynchronize", (int)cubind_expected, 0);
@@ -1760,7 +1760,7 @@ static void test_cubind_runtime_stream_query(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_query(stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamQuery", (int)cubind_expected, 0);
@@ -1792,7 +1792,7 @@ static void test_cubind_runtime_stream_attach_mem_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_attach_mem_async(stream, devPtr, length, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamAttachMemAsync", (int)cubind_expected, 0);
@@ -1820,7 +1820,7 @@ static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_begin_capture(stream, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCapture", (int)cubind_expected, 0);
@@ -1829,7 +1829,7 @@ static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
 
 /* How cudaStreamBeginCaptureToGraph is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_59[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_state)
@@ -1846,7 +1846,7 @@ static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cudaStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_begin_capture_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode);
@@ -1868,7 +1868,7 @@ static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_begin_capture_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamBeginCaptureToGraph", (int)cubind_expected, 0);
@@ -1894,7 +1894,7 @@ static void test_cubind_runtime_thread_exchange_stream_capture_mode(void **cubin
         cubind_clear_error();
         cubind_result = cubind_runtime_thread_exchange_stream_capture_mode(mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaThreadExchangeStreamCaptureMode", (int)cubind_expected, 0);
@@ -1922,7 +1922,7 @@ static void test_cubind_runtime_stream_end_capture(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_end_capture(stream, pGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamEndCapture", (int)cubind_expected, 0);
@@ -1950,7 +1950,7 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_is_capturing(stream, pCaptureStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamIsCapturing", (int)cubind_expected, 0);
@@ -1959,8 +1959,8 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
 
 /* How cudaStreamGetCaptureInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_63[] = {
-    {"12.4", 1, "cudaStreamGetCaptureInfo_v3"},
-    {"11.8", 3, "cudaStreamGetCaptureInfo"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaStreamGetCaptureInfo_v3"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaStreamGetCaptureInfo"},
 };
 
 static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
@@ -1978,7 +1978,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 2, "cudaStreamGetCaptureInfo", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
@@ -2001,7 +2001,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetCaptureInfo", (int)cubind_expected, 0);
@@ -2010,8 +2010,8 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
 
 /* How cudaStreamUpdateCaptureDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_64[] = {
-    {"12.4", 1, "cudaStreamUpdateCaptureDependencies_v2"},
-    {"11.8", 3, "cudaStreamUpdateCaptureDependencies"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaStreamUpdateCaptureDependencies_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaStreamUpdateCaptureDependencies"},
 };
 
 static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind_state)
@@ -2027,7 +2027,7 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 2, "cudaStreamUpdateCaptureDependencies", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
@@ -2048,7 +2048,7 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
         cubind_clear_error();
         cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", (int)cubind_expected, 0);
@@ -2074,7 +2074,7 @@ static void test_cubind_runtime_event_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_create(event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreate", (int)cubind_expected, 0);
@@ -2102,7 +2102,7 @@ static void test_cubind_runtime_event_create_with_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_create_with_flags(event, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreateWithFlags", (int)cubind_expected, 0);
@@ -2130,7 +2130,7 @@ static void test_cubind_runtime_event_record(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_record(event, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecord", (int)cubind_expected, 0);
@@ -2160,7 +2160,7 @@ static void test_cubind_runtime_event_record_with_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_record_with_flags(event, stream, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventRecordWithFlags", (int)cubind_expected, 0);
@@ -2186,7 +2186,7 @@ static void test_cubind_runtime_event_query(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_query(event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventQuery", (int)cubind_expected, 0);
@@ -2212,7 +2212,7 @@ static void test_cubind_runtime_event_synchronize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_synchronize(event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventSynchronize", (int)cubind_expected, 0);
@@ -2238,7 +2238,7 @@ static void test_cubind_runtime_event_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_destroy(event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventDestroy", (int)cubind_expected, 0);
@@ -2268,7 +2268,7 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_event_elapsed_time(ms, start, end);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventElapsedTime", (int)cubind_expected, 0);
@@ -2277,8 +2277,8 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
 
 /* How cudaImportExternalMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_73[] = {
-    {"12.4", 2, "cudaImportExternalMemory"},
-    {"11.8", 2, "cudaImportExternalMemory"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaImportExternalMemory"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaImportExternalMemory"},
 };
 
 static void test_cubind_runtime_import_external_memory(void **cubind_state)
@@ -2298,7 +2298,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
@@ -2311,7 +2311,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&extMem_out, sizeof extMem_out);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof memHandleDesc);
         else
             cubind_mock_expect_arg(&memHandleDesc, sizeof memHandleDesc);
@@ -2319,7 +2319,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", (int)cubind_expected, 0);
@@ -2328,8 +2328,8 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
 
 /* How cudaExternalMemoryGetMappedBuffer is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_74[] = {
-    {"12.4", 2, "cudaExternalMemoryGetMappedBuffer"},
-    {"11.8", 2, "cudaExternalMemoryGetMappedBuffer"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedBuffer"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedBuffer"},
 };
 
 static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_state)
@@ -2350,7 +2350,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
@@ -2364,7 +2364,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&devPtr, sizeof devPtr);
         cubind_mock_expect_arg(&extMem, sizeof extMem);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof bufferDesc);
         else
             cubind_mock_expect_arg(&bufferDesc, sizeof bufferDesc);
@@ -2372,7 +2372,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", (int)cubind_expected, 0);
@@ -2381,8 +2381,8 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
 
 /* How cudaExternalMemoryGetMappedMipmappedArray is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_75[] = {
-    {"12.4", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
-    {"11.8", 2, "cudaExternalMemoryGetMappedMipmappedArray"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedMipmappedArray"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedMipmappedArray"},
 };
 
 static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void **cubind_state)
@@ -2403,7 +2403,7 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
@@ -2417,7 +2417,7 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&mipmap, sizeof mipmap);
         cubind_mock_expect_arg(&extMem, sizeof extMem);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof mipmapDesc);
         else
             cubind_mock_expect_arg(&mipmapDesc, sizeof mipmapDesc);
@@ -2425,7 +2425,7 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
         cubind_clear_error();
         cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", (int)cubind_expected, 0);
@@ -2451,7 +2451,7 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_destroy_external_memory(extMem);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalMemory", (int)cubind_expected, 0);
@@ -2460,8 +2460,8 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
 
 /* How cudaImportExternalSemaphore is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_77[] = {
-    {"12.4", 2, "cudaImportExternalSemaphore"},
-    {"11.8", 2, "cudaImportExternalSemaphore"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaImportExternalSemaphore"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaImportExternalSemaphore"},
 };
 
 static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
@@ -2481,7 +2481,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
@@ -2494,7 +2494,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&extSem_out, sizeof extSem_out);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof semHandleDesc);
         else
             cubind_mock_expect_arg(&semHandleDesc, sizeof semHandleDesc);
@@ -2502,7 +2502,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", (int)cubind_expected, 0);
@@ -2511,8 +2511,8 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
 
 /* How cudaSignalExternalSemaphoresAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_78[] = {
-    {"12.4", 1, "cudaSignalExternalSemaphoresAsync_v2"},
-    {"11.8", 1, "cudaSignalExternalSemaphoresAsync_v2"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaSignalExternalSemaphoresAsync_v2"},
+    {"11.8", CUBIND__RELEASE_SYMBOL, "cudaSignalExternalSemaphoresAsync_v2"},
 };
 
 static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_state)
@@ -2527,7 +2527,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cudaSignalExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
@@ -2547,7 +2547,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_runtime_signal_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSignalExternalSemaphoresAsync", (int)cubind_expected, 0);
@@ -2556,8 +2556,8 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
 
 /* How cudaWaitExternalSemaphoresAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_79[] = {
-    {"12.4", 1, "cudaWaitExternalSemaphoresAsync_v2"},
-    {"11.8", 1, "cudaWaitExternalSemaphoresAsync_v2"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaWaitExternalSemaphoresAsync_v2"},
+    {"11.8", CUBIND__RELEASE_SYMBOL, "cudaWaitExternalSemaphoresAsync_v2"},
 };
 
 static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_state)
@@ -2572,7 +2572,7 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 2, "cudaWaitExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
@@ -2592,7 +2592,7 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_runtime_wait_external_semaphores_async(extSemArray, paramsArray, numExtSems, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaWaitExternalSemaphoresAsync", (int)cubind_expected, 0);
@@ -2618,7 +2618,7 @@ static void test_cubind_runtime_destroy_external_semaphore(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_destroy_external_semaphore(extSem);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyExternalSemaphore", (int)cubind_expected, 0);
@@ -2656,7 +2656,7 @@ static void test_cubind_runtime_launch_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_launch_kernel(func, gridDim, blockDim, args, sharedMem, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernel", (int)cubind_expected, 0);
@@ -2686,7 +2686,7 @@ static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_launch_kernel_ex_c(config, func, args);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernelExC", (int)cubind_expected, 0);
@@ -2724,7 +2724,7 @@ static void test_cubind_runtime_launch_cooperative_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_launch_cooperative_kernel(func, gridDim, blockDim, args, sharedMem, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchCooperativeKernel", (int)cubind_expected, 0);
@@ -2752,7 +2752,7 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_set_cache_config(func, cacheConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetCacheConfig", (int)cubind_expected, 0);
@@ -2761,7 +2761,7 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
 
 /* How cudaFuncGetAttributes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_85[] = {
-    {"11.8", 2, "cudaFuncGetAttributes"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaFuncGetAttributes"},
 };
 
 static void test_cubind_runtime_func_get_attributes(void **cubind_state)
@@ -2781,7 +2781,7 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_attributes(attr, func);
@@ -2793,7 +2793,7 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof attr);
         else
             cubind_mock_expect_arg(&attr, sizeof attr);
@@ -2802,7 +2802,7 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_attributes(attr, func);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetAttributes", (int)cubind_expected, 0);
@@ -2832,7 +2832,7 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_set_attribute(func, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetAttribute", (int)cubind_expected, 0);
@@ -2841,7 +2841,7 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
 
 /* How cudaFuncGetName is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_87[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_func_get_name(void **cubind_state)
@@ -2854,7 +2854,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cudaFuncGetName", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_name(name, func);
@@ -2872,7 +2872,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_name(name, func);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetName", (int)cubind_expected, 0);
@@ -2881,7 +2881,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
 
 /* How cudaFuncGetParamInfo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_88[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_func_get_param_info(void **cubind_state)
@@ -2896,7 +2896,7 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_88, 1, "cudaFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
@@ -2916,7 +2916,7 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetParamInfo", (int)cubind_expected, 0);
@@ -2946,7 +2946,7 @@ static void test_cubind_runtime_launch_host_func(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_launch_host_func(stream, fn, userData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchHostFunc", (int)cubind_expected, 0);
@@ -2974,7 +2974,7 @@ static void test_cubind_runtime_func_set_shared_mem_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_func_set_shared_mem_config(func, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncSetSharedMemConfig", (int)cubind_expected, 0);
@@ -3006,7 +3006,7 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(v
         cubind_clear_error();
         cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected, 0);
@@ -3038,7 +3038,7 @@ static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void
         cubind_clear_error();
         cubind_result = cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected, 0);
@@ -3072,7 +3072,7 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_w
         cubind_clear_error();
         cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected, 0);
@@ -3102,7 +3102,7 @@ static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, func, launchConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxPotentialClusterSize", (int)cubind_expected, 0);
@@ -3132,7 +3132,7 @@ static void test_cubind_runtime_occupancy_max_active_clusters(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_runtime_occupancy_max_active_clusters(numClusters, func, launchConfig);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveClusters", (int)cubind_expected, 0);
@@ -3162,7 +3162,7 @@ static void test_cubind_runtime_malloc_managed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_managed(devPtr, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocManaged", (int)cubind_expected, 0);
@@ -3190,7 +3190,7 @@ static void test_cubind_runtime_malloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc(devPtr, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc", (int)cubind_expected, 0);
@@ -3218,7 +3218,7 @@ static void test_cubind_runtime_malloc_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_host(ptr, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocHost", (int)cubind_expected, 0);
@@ -3250,7 +3250,7 @@ static void test_cubind_runtime_malloc_pitch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_pitch(devPtr, pitch, width, height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocPitch", (int)cubind_expected, 0);
@@ -3284,7 +3284,7 @@ static void test_cubind_runtime_malloc_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_array(array, desc, width, height, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocArray", (int)cubind_expected, 0);
@@ -3310,7 +3310,7 @@ static void test_cubind_runtime_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_free(devPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFree", (int)cubind_expected, 0);
@@ -3336,7 +3336,7 @@ static void test_cubind_runtime_free_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_free_host(ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeHost", (int)cubind_expected, 0);
@@ -3362,7 +3362,7 @@ static void test_cubind_runtime_free_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_free_array(array);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeArray", (int)cubind_expected, 1);
@@ -3388,7 +3388,7 @@ static void test_cubind_runtime_free_mipmapped_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_free_mipmapped_array(mipmappedArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeMipmappedArray", (int)cubind_expected, 1);
@@ -3418,7 +3418,7 @@ static void test_cubind_runtime_host_alloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_host_alloc(pHost, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostAlloc", (int)cubind_expected, 1);
@@ -3448,7 +3448,7 @@ static void test_cubind_runtime_host_register(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_host_register(ptr, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostRegister", (int)cubind_expected, 0);
@@ -3474,7 +3474,7 @@ static void test_cubind_runtime_host_unregister(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_host_unregister(ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostUnregister", (int)cubind_expected, 0);
@@ -3504,7 +3504,7 @@ static void test_cubind_runtime_host_get_device_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_host_get_device_pointer(pDevice, pHost, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetDevicePointer", (int)cubind_expected, 0);
@@ -3532,7 +3532,7 @@ static void test_cubind_runtime_host_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_host_get_flags(pFlags, pHost);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetFlags", (int)cubind_expected, 0);
@@ -3561,7 +3561,7 @@ static void test_cubind_runtime_malloc3_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc3_d(pitchedDevPtr, extent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3D", (int)cubind_expected, 0);
@@ -3594,7 +3594,7 @@ static void test_cubind_runtime_malloc3_d_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc3_d_array(array, desc, extent, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3DArray", (int)cubind_expected, 0);
@@ -3629,7 +3629,7 @@ static void test_cubind_runtime_malloc_mipmapped_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_mipmapped_array(mipmappedArray, desc, extent, numLevels, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocMipmappedArray", (int)cubind_expected, 0);
@@ -3659,7 +3659,7 @@ static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_mipmapped_array_level(levelArray, mipmappedArray, level);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetMipmappedArrayLevel", (int)cubind_expected, 0);
@@ -3685,7 +3685,7 @@ static void test_cubind_runtime_memcpy3_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d(p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3D", (int)cubind_expected, 0);
@@ -3711,7 +3711,7 @@ static void test_cubind_runtime_memcpy3_d_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d_peer(p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeer", (int)cubind_expected, 0);
@@ -3739,7 +3739,7 @@ static void test_cubind_runtime_memcpy3_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d_async(p, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DAsync", (int)cubind_expected, 0);
@@ -3767,7 +3767,7 @@ static void test_cubind_runtime_memcpy3_d_peer_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d_peer_async(p, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DPeerAsync", (int)cubind_expected, 0);
@@ -3795,7 +3795,7 @@ static void test_cubind_runtime_mem_get_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_get_info(free, total);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetInfo", (int)cubind_expected, 0);
@@ -3827,7 +3827,7 @@ static void test_cubind_runtime_array_get_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_array_get_info(desc, extent, flags, array);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetInfo", (int)cubind_expected, 0);
@@ -3857,7 +3857,7 @@ static void test_cubind_runtime_array_get_plane(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_array_get_plane(pPlaneArray, hArray, planeIdx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetPlane", (int)cubind_expected, 0);
@@ -3887,7 +3887,7 @@ static void test_cubind_runtime_array_get_memory_requirements(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_runtime_array_get_memory_requirements(memoryRequirements, array, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetMemoryRequirements", (int)cubind_expected, 0);
@@ -3917,7 +3917,7 @@ static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **c
         cubind_clear_error();
         cubind_result = cubind_runtime_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements", (int)cubind_expected, 0);
@@ -3945,7 +3945,7 @@ static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_array_get_sparse_properties(sparseProperties, array);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetSparseProperties", (int)cubind_expected, 0);
@@ -3973,7 +3973,7 @@ static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cub
         cubind_clear_error();
         cubind_result = cubind_runtime_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetSparseProperties", (int)cubind_expected, 0);
@@ -4005,7 +4005,7 @@ static void test_cubind_runtime_memcpy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy(dst, src, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy", (int)cubind_expected, 0);
@@ -4039,7 +4039,7 @@ static void test_cubind_runtime_memcpy_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_peer(dst, dstDevice, src, srcDevice, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeer", (int)cubind_expected, 0);
@@ -4077,7 +4077,7 @@ static void test_cubind_runtime_memcpy2_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d(dst, dpitch, src, spitch, width, height, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2D", (int)cubind_expected, 0);
@@ -4117,7 +4117,7 @@ static void test_cubind_runtime_memcpy2_d_to_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_to_array(dst, wOffset, hOffset, src, spitch, width, height, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArray", (int)cubind_expected, 0);
@@ -4157,7 +4157,7 @@ static void test_cubind_runtime_memcpy2_d_from_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_from_array(dst, dpitch, src, wOffset, hOffset, width, height, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArray", (int)cubind_expected, 0);
@@ -4199,7 +4199,7 @@ static void test_cubind_runtime_memcpy2_d_array_to_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DArrayToArray", (int)cubind_expected, 0);
@@ -4233,7 +4233,7 @@ static void test_cubind_runtime_memcpy_to_symbol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_to_symbol(symbol, src, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbol", (int)cubind_expected, 0);
@@ -4267,7 +4267,7 @@ static void test_cubind_runtime_memcpy_from_symbol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_from_symbol(dst, symbol, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbol", (int)cubind_expected, 0);
@@ -4301,7 +4301,7 @@ static void test_cubind_runtime_memcpy_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_async(dst, src, count, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyAsync", (int)cubind_expected, 0);
@@ -4337,7 +4337,7 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_peer_async(dst, dstDevice, src, srcDevice, count, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyPeerAsync", (int)cubind_expected, 1);
@@ -4346,8 +4346,8 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
 
 /* How cudaMemcpyBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_135[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
@@ -4366,7 +4366,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 2, "cudaMemcpyBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
@@ -4390,7 +4390,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyBatchAsync", (int)cubind_expected, 0);
@@ -4399,8 +4399,8 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
 
 /* How cudaMemcpy3DBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_136[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
@@ -4415,7 +4415,7 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 2, "cudaMemcpy3DBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
@@ -4435,7 +4435,7 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DBatchAsync", (int)cubind_expected, 0);
@@ -4475,7 +4475,7 @@ static void test_cubind_runtime_memcpy2_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_async(dst, dpitch, src, spitch, width, height, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DAsync", (int)cubind_expected, 0);
@@ -4517,7 +4517,7 @@ static void test_cubind_runtime_memcpy2_d_to_array_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_to_array_async(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DToArrayAsync", (int)cubind_expected, 0);
@@ -4559,7 +4559,7 @@ static void test_cubind_runtime_memcpy2_d_from_array_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy2_d_from_array_async(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy2DFromArrayAsync", (int)cubind_expected, 0);
@@ -4595,7 +4595,7 @@ static void test_cubind_runtime_memcpy_to_symbol_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_to_symbol_async(symbol, src, count, offset, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToSymbolAsync", (int)cubind_expected, 0);
@@ -4631,7 +4631,7 @@ static void test_cubind_runtime_memcpy_from_symbol_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_from_symbol_async(dst, symbol, count, offset, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromSymbolAsync", (int)cubind_expected, 0);
@@ -4661,7 +4661,7 @@ static void test_cubind_runtime_memset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset(devPtr, value, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset", (int)cubind_expected, 0);
@@ -4695,7 +4695,7 @@ static void test_cubind_runtime_memset2_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset2_d(devPtr, pitch, value, width, height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2D", (int)cubind_expected, 0);
@@ -4727,7 +4727,7 @@ static void test_cubind_runtime_memset3_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset3_d(pitchedDevPtr, value, extent);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3D", (int)cubind_expected, 0);
@@ -4759,7 +4759,7 @@ static void test_cubind_runtime_memset_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset_async(devPtr, value, count, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemsetAsync", (int)cubind_expected, 0);
@@ -4795,7 +4795,7 @@ static void test_cubind_runtime_memset2_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset2_d_async(devPtr, pitch, value, width, height, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset2DAsync", (int)cubind_expected, 0);
@@ -4829,7 +4829,7 @@ static void test_cubind_runtime_memset3_d_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memset3_d_async(pitchedDevPtr, value, extent, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemset3DAsync", (int)cubind_expected, 0);
@@ -4857,7 +4857,7 @@ static void test_cubind_runtime_get_symbol_address(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_symbol_address(devPtr, symbol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolAddress", (int)cubind_expected, 0);
@@ -4885,7 +4885,7 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_symbol_size(size, symbol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolSize", (int)cubind_expected, 0);
@@ -4894,8 +4894,8 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
 
 /* How cudaMemPrefetchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_150[] = {
-    {"12.4", 1, "cudaMemPrefetchAsync_v2"},
-    {"11.8", 3, "cudaMemPrefetchAsync"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaMemPrefetchAsync_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaMemPrefetchAsync"},
 };
 
 static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
@@ -4912,7 +4912,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_prefetch_async(devPtr, count, location, flags, stream);
@@ -4933,7 +4933,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_prefetch_async(devPtr, count, location, flags, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", (int)cubind_expected, 0);
@@ -4942,8 +4942,8 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
 
 /* How cudaMemPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_151[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
@@ -4962,7 +4962,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 2, "cudaMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
@@ -4986,7 +4986,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchBatchAsync", (int)cubind_expected, 0);
@@ -4995,8 +4995,8 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
 
 /* How cudaMemDiscardBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_152[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
@@ -5012,7 +5012,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 2, "cudaMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
@@ -5033,7 +5033,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardBatchAsync", (int)cubind_expected, 0);
@@ -5042,8 +5042,8 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
 
 /* How cudaMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_153[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubind_state)
@@ -5062,7 +5062,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 2, "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
@@ -5086,7 +5086,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync", (int)cubind_expected, 0);
@@ -5095,8 +5095,8 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
 
 /* How cudaMemAdvise is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_154[] = {
-    {"12.4", 1, "cudaMemAdvise_v2"},
-    {"11.8", 3, "cudaMemAdvise"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaMemAdvise_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaMemAdvise"},
 };
 
 static void test_cubind_runtime_mem_advise(void **cubind_state)
@@ -5112,7 +5112,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_advise(devPtr, count, advice, location);
@@ -5132,7 +5132,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_advise(devPtr, count, advice, location);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemAdvise", (int)cubind_expected, 0);
@@ -5166,7 +5166,7 @@ static void test_cubind_runtime_mem_range_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_range_get_attribute(data, dataSize, attribute, devPtr, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttribute", (int)cubind_expected, 0);
@@ -5202,7 +5202,7 @@ static void test_cubind_runtime_mem_range_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttributes", (int)cubind_expected, 0);
@@ -5238,7 +5238,7 @@ static void test_cubind_runtime_memcpy_to_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_to_array(dst, wOffset, hOffset, src, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArray", (int)cubind_expected, 0);
@@ -5274,7 +5274,7 @@ static void test_cubind_runtime_memcpy_from_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_from_array(dst, src, wOffset, hOffset, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArray", (int)cubind_expected, 1);
@@ -5314,7 +5314,7 @@ static void test_cubind_runtime_memcpy_array_to_array(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_array_to_array(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyArrayToArray", (int)cubind_expected, 1);
@@ -5352,7 +5352,7 @@ static void test_cubind_runtime_memcpy_to_array_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_to_array_async(dst, wOffset, hOffset, src, count, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyToArrayAsync", (int)cubind_expected, 0);
@@ -5390,7 +5390,7 @@ static void test_cubind_runtime_memcpy_from_array_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_memcpy_from_array_async(dst, src, wOffset, hOffset, count, kind, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyFromArrayAsync", (int)cubind_expected, 0);
@@ -5420,7 +5420,7 @@ static void test_cubind_runtime_malloc_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_async(devPtr, size, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocAsync", (int)cubind_expected, 0);
@@ -5448,7 +5448,7 @@ static void test_cubind_runtime_free_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_free_async(devPtr, hStream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFreeAsync", (int)cubind_expected, 0);
@@ -5476,7 +5476,7 @@ static void test_cubind_runtime_mem_pool_trim_to(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_trim_to(memPool, minBytesToKeep);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolTrimTo", (int)cubind_expected, 0);
@@ -5506,7 +5506,7 @@ static void test_cubind_runtime_mem_pool_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_set_attribute(memPool, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAttribute", (int)cubind_expected, 1);
@@ -5536,7 +5536,7 @@ static void test_cubind_runtime_mem_pool_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_get_attribute(memPool, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAttribute", (int)cubind_expected, 0);
@@ -5566,7 +5566,7 @@ static void test_cubind_runtime_mem_pool_set_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_set_access(memPool, descList, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolSetAccess", (int)cubind_expected, 0);
@@ -5596,7 +5596,7 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_get_access(flags, memPool, location);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAccess", (int)cubind_expected, 0);
@@ -5605,8 +5605,8 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
 
 /* How cudaMemPoolCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_169[] = {
-    {"12.4", 2, "cudaMemPoolCreate"},
-    {"11.8", 2, "cudaMemPoolCreate"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaMemPoolCreate"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaMemPoolCreate"},
 };
 
 static void test_cubind_runtime_mem_pool_create(void **cubind_state)
@@ -5626,7 +5626,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
@@ -5639,7 +5639,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&memPool, sizeof memPool);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof poolProps);
         else
             cubind_mock_expect_arg(&poolProps, sizeof poolProps);
@@ -5647,7 +5647,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", (int)cubind_expected, 0);
@@ -5673,7 +5673,7 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_destroy(memPool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolDestroy", (int)cubind_expected, 0);
@@ -5682,8 +5682,8 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
 
 /* How cudaMemGetDefaultMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_171[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
@@ -5697,7 +5697,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 2, "cudaMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
@@ -5716,7 +5716,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetDefaultMemPool", (int)cubind_expected, 0);
@@ -5725,8 +5725,8 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
 
 /* How cudaMemGetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_172[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
@@ -5740,7 +5740,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 2, "cudaMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
@@ -5759,7 +5759,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetMemPool", (int)cubind_expected, 0);
@@ -5768,8 +5768,8 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
 
 /* How cudaMemSetMemPool is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_173[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
@@ -5783,7 +5783,7 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 2, "cudaMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
@@ -5802,7 +5802,7 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemSetMemPool", (int)cubind_expected, 0);
@@ -5834,7 +5834,7 @@ static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocFromPoolAsync", (int)cubind_expected, 0);
@@ -5866,7 +5866,7 @@ static void test_cubind_runtime_mem_pool_export_to_shareable_handle(void **cubin
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_export_to_shareable_handle(shareableHandle, memPool, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportToShareableHandle", (int)cubind_expected, 1);
@@ -5898,7 +5898,7 @@ static void test_cubind_runtime_mem_pool_import_from_shareable_handle(void **cub
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_import_from_shareable_handle(memPool, shareableHandle, handleType, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportFromShareableHandle", (int)cubind_expected, 0);
@@ -5926,7 +5926,7 @@ static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_export_pointer(exportData, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportPointer", (int)cubind_expected, 0);
@@ -5956,7 +5956,7 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_mem_pool_import_pointer(ptr, memPool, exportData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportPointer", (int)cubind_expected, 0);
@@ -5965,8 +5965,8 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
 
 /* How cudaPointerGetAttributes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_179[] = {
-    {"12.4", 2, "cudaPointerGetAttributes"},
-    {"11.8", 2, "cudaPointerGetAttributes"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaPointerGetAttributes"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaPointerGetAttributes"},
 };
 
 static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
@@ -5986,7 +5986,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
@@ -5998,7 +5998,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof attributes);
         else
             cubind_mock_expect_arg(&attributes, sizeof attributes);
@@ -6007,7 +6007,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPointerGetAttributes", (int)cubind_expected, 0);
@@ -6037,7 +6037,7 @@ static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_can_access_peer(canAccessPeer, device, peerDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceCanAccessPeer", (int)cubind_expected, 0);
@@ -6065,7 +6065,7 @@ static void test_cubind_runtime_device_enable_peer_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_enable_peer_access(peerDevice, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceEnablePeerAccess", (int)cubind_expected, 0);
@@ -6091,7 +6091,7 @@ static void test_cubind_runtime_device_disable_peer_access(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_disable_peer_access(peerDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceDisablePeerAccess", (int)cubind_expected, 0);
@@ -6117,7 +6117,7 @@ static void test_cubind_runtime_graphics_unregister_resource(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_unregister_resource(resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnregisterResource", (int)cubind_expected, 0);
@@ -6145,7 +6145,7 @@ static void test_cubind_runtime_graphics_resource_set_map_flags(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_resource_set_map_flags(resource, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceSetMapFlags", (int)cubind_expected, 0);
@@ -6175,7 +6175,7 @@ static void test_cubind_runtime_graphics_map_resources(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_map_resources(count, resources, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsMapResources", (int)cubind_expected, 0);
@@ -6205,7 +6205,7 @@ static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_unmap_resources(count, resources, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnmapResources", (int)cubind_expected, 0);
@@ -6235,7 +6235,7 @@ static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_resource_get_mapped_pointer(devPtr, size, resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedPointer", (int)cubind_expected, 0);
@@ -6267,7 +6267,7 @@ static void test_cubind_runtime_graphics_sub_resource_get_mapped_array(void **cu
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_sub_resource_get_mapped_array(array, resource, arrayIndex, mipLevel);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsSubResourceGetMappedArray", (int)cubind_expected, 0);
@@ -6295,7 +6295,7 @@ static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(voi
         cubind_clear_error();
         cubind_result = cubind_runtime_graphics_resource_get_mapped_mipmapped_array(mipmappedArray, resource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected, 0);
@@ -6323,7 +6323,7 @@ static void test_cubind_runtime_get_channel_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_channel_desc(desc, array);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetChannelDesc", (int)cubind_expected, 0);
@@ -6357,7 +6357,7 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_create_channel_desc(x, y, z, w, f);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         {
             /* the mock fills a returned struct with the low byte of the value it was given */
@@ -6371,8 +6371,8 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
 
 /* How cudaCreateTextureObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_192[] = {
-    {"12.4", 2, "cudaCreateTextureObject"},
-    {"11.8", 2, "cudaCreateTextureObject"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaCreateTextureObject"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaCreateTextureObject"},
 };
 
 static void test_cubind_runtime_create_texture_object(void **cubind_state)
@@ -6408,7 +6408,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
     memset(cubind_record_3.bytes, 0x5c, sizeof cubind_record_3.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -6421,15 +6421,15 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pTexObject, sizeof pTexObject);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResDesc);
         else
             cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pTexDesc);
         else
             cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResViewDesc);
         else
             cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
@@ -6437,7 +6437,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", (int)cubind_expected, 0);
@@ -6463,7 +6463,7 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_destroy_texture_object(texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroyTextureObject", (int)cubind_expected, 0);
@@ -6472,8 +6472,8 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
 
 /* How cudaGetTextureObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_194[] = {
-    {"12.4", 2, "cudaGetTextureObjectResourceDesc"},
-    {"11.8", 2, "cudaGetTextureObjectResourceDesc"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceDesc"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceDesc"},
 };
 
 static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_state)
@@ -6493,7 +6493,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
@@ -6505,7 +6505,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResDesc);
         else
             cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
@@ -6514,7 +6514,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceDesc", (int)cubind_expected, 0);
@@ -6523,7 +6523,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
 
 /* How cudaGetTextureObjectTextureDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_195[] = {
-    {"11.8", 2, "cudaGetTextureObjectTextureDesc"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectTextureDesc"},
 };
 
 static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_state)
@@ -6543,7 +6543,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
@@ -6555,7 +6555,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pTexDesc);
         else
             cubind_mock_expect_arg(&pTexDesc, sizeof pTexDesc);
@@ -6564,7 +6564,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectTextureDesc", (int)cubind_expected, 0);
@@ -6573,8 +6573,8 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
 
 /* How cudaGetTextureObjectResourceViewDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_196[] = {
-    {"12.4", 2, "cudaGetTextureObjectResourceViewDesc"},
-    {"11.8", 2, "cudaGetTextureObjectResourceViewDesc"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceViewDesc"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceViewDesc"},
 };
 
 static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cubind_state)
@@ -6594,7 +6594,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
@@ -6606,7 +6606,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResViewDesc);
         else
             cubind_mock_expect_arg(&pResViewDesc, sizeof pResViewDesc);
@@ -6615,7 +6615,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
         cubind_clear_error();
         cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceViewDesc", (int)cubind_expected, 0);
@@ -6624,8 +6624,8 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
 
 /* How cudaCreateSurfaceObject is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_197[] = {
-    {"12.4", 2, "cudaCreateSurfaceObject"},
-    {"11.8", 2, "cudaCreateSurfaceObject"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaCreateSurfaceObject"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaCreateSurfaceObject"},
 };
 
 static void test_cubind_runtime_create_surface_object(void **cubind_state)
@@ -6645,7 +6645,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
@@ -6658,7 +6658,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&pSurfObject, sizeof pSurfObject);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResDesc);
         else
             cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
@@ -6666,7 +6666,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", (int)cubind_expected, 0);
@@ -6692,7 +6692,7 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_destroy_surface_object(surfObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDestroySurfaceObject", (int)cubind_expected, 0);
@@ -6701,8 +6701,8 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
 
 /* How cudaGetSurfaceObjectResourceDesc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_199[] = {
-    {"12.4", 2, "cudaGetSurfaceObjectResourceDesc"},
-    {"11.8", 2, "cudaGetSurfaceObjectResourceDesc"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetSurfaceObjectResourceDesc"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetSurfaceObjectResourceDesc"},
 };
 
 static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_state)
@@ -6722,7 +6722,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
@@ -6734,7 +6734,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
      * which the inline form (CUBIND_INLINE, built as passthrough-inline) compiles into this test. */
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof pResDesc);
         else
             cubind_mock_expect_arg(&pResDesc, sizeof pResDesc);
@@ -6743,7 +6743,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSurfaceObjectResourceDesc", (int)cubind_expected, 0);
@@ -6769,7 +6769,7 @@ static void test_cubind_runtime_driver_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_driver_get_version(driverVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDriverGetVersion", (int)cubind_expected, 0);
@@ -6795,7 +6795,7 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_runtime_get_version(runtimeVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaRuntimeGetVersion", (int)cubind_expected, 0);
@@ -6804,8 +6804,8 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
 
 /* How cudaLogsRegisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_202[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_logs_register_callback(void **cubind_state)
@@ -6819,7 +6819,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 2, "cudaLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
@@ -6838,7 +6838,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsRegisterCallback", (int)cubind_expected, 0);
@@ -6847,8 +6847,8 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
 
 /* How cudaLogsUnregisterCallback is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_203[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
@@ -6860,7 +6860,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 2, "cudaLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_unregister_callback(callback);
@@ -6877,7 +6877,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_unregister_callback(callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsUnregisterCallback", (int)cubind_expected, 0);
@@ -6886,8 +6886,8 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
 
 /* How cudaLogsCurrent is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_204[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_logs_current(void **cubind_state)
@@ -6900,7 +6900,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 2, "cudaLogsCurrent", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_current(iterator_out, flags);
@@ -6918,7 +6918,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_current(iterator_out, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsCurrent", (int)cubind_expected, 0);
@@ -6927,8 +6927,8 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
 
 /* How cudaLogsDumpToFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_205[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
@@ -6942,7 +6942,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 2, "cudaLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
@@ -6961,7 +6961,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToFile", (int)cubind_expected, 0);
@@ -6970,8 +6970,8 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
 
 /* How cudaLogsDumpToMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_206[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
@@ -6986,7 +6986,7 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 2, "cudaLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
@@ -7006,7 +7006,7 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToMemory", (int)cubind_expected, 0);
@@ -7034,7 +7034,7 @@ static void test_cubind_runtime_graph_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_create(pGraph, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphCreate", (int)cubind_expected, 0);
@@ -7068,7 +7068,7 @@ static void test_cubind_runtime_graph_add_kernel_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_kernel_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddKernelNode", (int)cubind_expected, 0);
@@ -7096,7 +7096,7 @@ static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_kernel_node_get_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetParams", (int)cubind_expected, 0);
@@ -7124,7 +7124,7 @@ static void test_cubind_runtime_graph_kernel_node_set_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_kernel_node_set_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetParams", (int)cubind_expected, 0);
@@ -7152,7 +7152,7 @@ static void test_cubind_runtime_graph_kernel_node_copy_attributes(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_kernel_node_copy_attributes(hDst, hSrc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeCopyAttributes", (int)cubind_expected, 0);
@@ -7182,7 +7182,7 @@ static void test_cubind_runtime_graph_kernel_node_get_attribute(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_kernel_node_get_attribute(hNode, attr, value_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetAttribute", (int)cubind_expected, 0);
@@ -7212,7 +7212,7 @@ static void test_cubind_runtime_graph_kernel_node_set_attribute(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_kernel_node_set_attribute(hNode, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeSetAttribute", (int)cubind_expected, 0);
@@ -7246,7 +7246,7 @@ static void test_cubind_runtime_graph_add_memcpy_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_memcpy_node(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode", (int)cubind_expected, 0);
@@ -7288,7 +7288,7 @@ static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeToSymbol", (int)cubind_expected, 0);
@@ -7330,7 +7330,7 @@ static void test_cubind_runtime_graph_add_memcpy_node_from_symbol(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeFromSymbol", (int)cubind_expected, 0);
@@ -7370,7 +7370,7 @@ static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_memcpy_node1_d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode1D", (int)cubind_expected, 0);
@@ -7398,7 +7398,7 @@ static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memcpy_node_get_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeGetParams", (int)cubind_expected, 0);
@@ -7426,7 +7426,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memcpy_node_set_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams", (int)cubind_expected, 0);
@@ -7462,7 +7462,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_to_symbol(void **cu
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memcpy_node_set_params_to_symbol(node, symbol, src, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsToSymbol", (int)cubind_expected, 0);
@@ -7498,7 +7498,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params_from_symbol(void **
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memcpy_node_set_params_from_symbol(node, dst, symbol, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParamsFromSymbol", (int)cubind_expected, 0);
@@ -7532,7 +7532,7 @@ static void test_cubind_runtime_graph_memcpy_node_set_params1_d(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memcpy_node_set_params1_d(node, dst, src, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeSetParams1D", (int)cubind_expected, 0);
@@ -7566,7 +7566,7 @@ static void test_cubind_runtime_graph_add_memset_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_memset_node(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemsetNode", (int)cubind_expected, 0);
@@ -7594,7 +7594,7 @@ static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memset_node_get_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeGetParams", (int)cubind_expected, 0);
@@ -7622,7 +7622,7 @@ static void test_cubind_runtime_graph_memset_node_set_params(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_memset_node_set_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeSetParams", (int)cubind_expected, 0);
@@ -7656,7 +7656,7 @@ static void test_cubind_runtime_graph_add_host_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_host_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddHostNode", (int)cubind_expected, 0);
@@ -7684,7 +7684,7 @@ static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_host_node_get_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeGetParams", (int)cubind_expected, 0);
@@ -7712,7 +7712,7 @@ static void test_cubind_runtime_graph_host_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_host_node_set_params(node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeSetParams", (int)cubind_expected, 0);
@@ -7746,7 +7746,7 @@ static void test_cubind_runtime_graph_add_child_graph_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_child_graph_node(pGraphNode, graph, pDependencies, numDependencies, childGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddChildGraphNode", (int)cubind_expected, 0);
@@ -7774,7 +7774,7 @@ static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_child_graph_node_get_graph(node, pGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphChildGraphNodeGetGraph", (int)cubind_expected, 0);
@@ -7806,7 +7806,7 @@ static void test_cubind_runtime_graph_add_empty_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_empty_node(pGraphNode, graph, pDependencies, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEmptyNode", (int)cubind_expected, 0);
@@ -7840,7 +7840,7 @@ static void test_cubind_runtime_graph_add_event_record_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_event_record_node(pGraphNode, graph, pDependencies, numDependencies, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventRecordNode", (int)cubind_expected, 0);
@@ -7868,7 +7868,7 @@ static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_event_record_node_get_event(node, event_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeGetEvent", (int)cubind_expected, 0);
@@ -7896,7 +7896,7 @@ static void test_cubind_runtime_graph_event_record_node_set_event(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_event_record_node_set_event(node, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeSetEvent", (int)cubind_expected, 0);
@@ -7930,7 +7930,7 @@ static void test_cubind_runtime_graph_add_event_wait_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_event_wait_node(pGraphNode, graph, pDependencies, numDependencies, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventWaitNode", (int)cubind_expected, 1);
@@ -7958,7 +7958,7 @@ static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_event_wait_node_get_event(node, event_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeGetEvent", (int)cubind_expected, 1);
@@ -7986,7 +7986,7 @@ static void test_cubind_runtime_graph_event_wait_node_set_event(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_event_wait_node_set_event(node, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeSetEvent", (int)cubind_expected, 1);
@@ -8020,7 +8020,7 @@ static void test_cubind_runtime_graph_add_external_semaphores_signal_node(void *
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_external_semaphores_signal_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode", (int)cubind_expected, 0);
@@ -8048,7 +8048,7 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_external_semaphores_signal_node_get_params(hNode, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected, 0);
@@ -8076,7 +8076,7 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_set_params
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_external_semaphores_signal_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeSetParams", (int)cubind_expected, 0);
@@ -8110,7 +8110,7 @@ static void test_cubind_runtime_graph_add_external_semaphores_wait_node(void **c
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_external_semaphores_wait_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode", (int)cubind_expected, 0);
@@ -8138,7 +8138,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(v
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_external_semaphores_wait_node_get_params(hNode, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected, 0);
@@ -8166,7 +8166,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_external_semaphores_wait_node_set_params(hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeSetParams", (int)cubind_expected, 0);
@@ -8175,8 +8175,8 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
 
 /* How cudaGraphAddMemAllocNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_244[] = {
-    {"12.4", 2, "cudaGraphAddMemAllocNode"},
-    {"11.8", 2, "cudaGraphAddMemAllocNode"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGraphAddMemAllocNode"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGraphAddMemAllocNode"},
 };
 
 static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
@@ -8199,7 +8199,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
@@ -8215,7 +8215,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
         cubind_mock_expect_arg(&graph, sizeof graph);
         cubind_mock_expect_arg(&pDependencies, sizeof pDependencies);
         cubind_mock_expect_arg(&numDependencies, sizeof numDependencies);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof nodeParams);
         else
             cubind_mock_expect_arg(&nodeParams, sizeof nodeParams);
@@ -8223,7 +8223,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", (int)cubind_expected, 0);
@@ -8232,8 +8232,8 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 
 /* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_245[] = {
-    {"12.4", 2, "cudaGraphMemAllocNodeGetParams"},
-    {"11.8", 2, "cudaGraphMemAllocNodeGetParams"},
+    {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGraphMemAllocNodeGetParams"},
+    {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGraphMemAllocNodeGetParams"},
 };
 
 static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_state)
@@ -8253,7 +8253,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
@@ -8266,7 +8266,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     for (cubind_round = 0; cubind_round < 2; ++cubind_round) {
         cubind_mock_expect_begin();
         cubind_mock_expect_arg(&node, sizeof node);
-        if (cubind_action == CUBIND_TEST_ADAPTER) /* the adapter passes its own buffer */
+        if (cubind_action == CUBIND__RELEASE_ADAPTER) /* the adapter passes its own buffer */
             cubind_mock_expect_any(sizeof params_out);
         else
             cubind_mock_expect_arg(&params_out, sizeof params_out);
@@ -8274,7 +8274,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemAllocNodeGetParams", (int)cubind_expected, 0);
@@ -8308,7 +8308,7 @@ static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_mem_free_node(pGraphNode, graph, pDependencies, numDependencies, dptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemFreeNode", (int)cubind_expected, 0);
@@ -8336,7 +8336,7 @@ static void test_cubind_runtime_graph_mem_free_node_get_params(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_mem_free_node_get_params(node, dptr_out);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemFreeNodeGetParams", (int)cubind_expected, 0);
@@ -8362,7 +8362,7 @@ static void test_cubind_runtime_device_graph_mem_trim(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_device_graph_mem_trim(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGraphMemTrim", (int)cubind_expected, 0);
@@ -8392,7 +8392,7 @@ static void test_cubind_runtime_device_get_graph_mem_attribute(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_runtime_device_get_graph_mem_attribute(device, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetGraphMemAttribute", (int)cubind_expected, 0);
@@ -8422,7 +8422,7 @@ static void test_cubind_runtime_device_set_graph_mem_attribute(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_runtime_device_set_graph_mem_attribute(device, attr, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceSetGraphMemAttribute", (int)cubind_expected, 0);
@@ -8450,7 +8450,7 @@ static void test_cubind_runtime_graph_clone(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_clone(pGraphClone, originalGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphClone", (int)cubind_expected, 0);
@@ -8480,7 +8480,7 @@ static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_find_in_clone(pNode, originalNode, clonedGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeFindInClone", (int)cubind_expected, 0);
@@ -8508,7 +8508,7 @@ static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_type(node, pType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetType", (int)cubind_expected, 0);
@@ -8538,7 +8538,7 @@ static void test_cubind_runtime_graph_get_nodes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_get_nodes(graph, nodes, numNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetNodes", (int)cubind_expected, 0);
@@ -8568,7 +8568,7 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_get_root_nodes(graph, pRootNodes, pNumRootNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetRootNodes", (int)cubind_expected, 0);
@@ -8577,8 +8577,8 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
 
 /* How cudaGraphGetEdges is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_256[] = {
-    {"12.4", 1, "cudaGraphGetEdges_v2"},
-    {"11.8", 3, "cudaGraphGetEdges"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphGetEdges_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphGetEdges"},
 };
 
 static void test_cubind_runtime_graph_get_edges(void **cubind_state)
@@ -8594,7 +8594,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 2, "cudaGraphGetEdges", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
@@ -8615,7 +8615,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetEdges", (int)cubind_expected, 0);
@@ -8624,8 +8624,8 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
 
 /* How cudaGraphNodeGetDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_257[] = {
-    {"12.4", 1, "cudaGraphNodeGetDependencies_v2"},
-    {"11.8", 3, "cudaGraphNodeGetDependencies"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependencies_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphNodeGetDependencies"},
 };
 
 static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
@@ -8640,7 +8640,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 2, "cudaGraphNodeGetDependencies", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
@@ -8660,7 +8660,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependencies", (int)cubind_expected, 0);
@@ -8669,8 +8669,8 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
 
 /* How cudaGraphNodeGetDependentNodes is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_258[] = {
-    {"12.4", 1, "cudaGraphNodeGetDependentNodes_v2"},
-    {"11.8", 3, "cudaGraphNodeGetDependentNodes"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependentNodes_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphNodeGetDependentNodes"},
 };
 
 static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_state)
@@ -8685,7 +8685,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 2, "cudaGraphNodeGetDependentNodes", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
@@ -8705,7 +8705,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependentNodes", (int)cubind_expected, 0);
@@ -8714,8 +8714,8 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
 
 /* How cudaGraphAddDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_259[] = {
-    {"12.4", 1, "cudaGraphAddDependencies_v2"},
-    {"11.8", 3, "cudaGraphAddDependencies"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphAddDependencies_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphAddDependencies"},
 };
 
 static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
@@ -8731,7 +8731,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 2, "cudaGraphAddDependencies", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
@@ -8752,7 +8752,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_dependencies(graph, from, to, edgeData, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddDependencies", (int)cubind_expected, 0);
@@ -8761,8 +8761,8 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
 
 /* How cudaGraphRemoveDependencies is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_260[] = {
-    {"12.4", 1, "cudaGraphRemoveDependencies_v2"},
-    {"11.8", 3, "cudaGraphRemoveDependencies"},
+    {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphRemoveDependencies_v2"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphRemoveDependencies"},
 };
 
 static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
@@ -8778,7 +8778,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 2, "cudaGraphRemoveDependencies", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
@@ -8799,7 +8799,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_remove_dependencies(graph, from, to, edgeData, numDependencies);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRemoveDependencies", (int)cubind_expected, 0);
@@ -8825,7 +8825,7 @@ static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_destroy_node(node);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroyNode", (int)cubind_expected, 0);
@@ -8834,7 +8834,7 @@ static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
 
 /* How cudaGraphInstantiate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_262[] = {
-    {"11.8", 3, "cudaGraphInstantiate"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphInstantiate"},
 };
 
 static void test_cubind_runtime_graph_instantiate(void **cubind_state)
@@ -8848,7 +8848,7 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_262, 1, "cudaGraphInstantiate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
@@ -8867,7 +8867,7 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiate", (int)cubind_expected, 0);
@@ -8897,7 +8897,7 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_instantiate_with_flags(pGraphExec, graph, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithFlags", (int)cubind_expected, 0);
@@ -8906,7 +8906,7 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
 
 /* How cudaGraphInstantiateWithParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_264[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_state)
@@ -8920,7 +8920,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_264, 1, "cudaGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
@@ -8939,7 +8939,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithParams", (int)cubind_expected, 0);
@@ -8948,7 +8948,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
 
 /* How cudaGraphExecGetFlags is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_265[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
@@ -8961,7 +8961,7 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cudaGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
@@ -8979,7 +8979,7 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecGetFlags", (int)cubind_expected, 0);
@@ -9009,7 +9009,7 @@ static void test_cubind_runtime_graph_exec_kernel_node_set_params(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_kernel_node_set_params(hGraphExec, node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecKernelNodeSetParams", (int)cubind_expected, 1);
@@ -9039,7 +9039,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params(hGraphExec, node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams", (int)cubind_expected, 0);
@@ -9077,7 +9077,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(void
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_to_symbol(hGraphExec, node, symbol, src, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsToSymbol", (int)cubind_expected, 0);
@@ -9115,7 +9115,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(vo
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params_from_symbol(hGraphExec, node, dst, symbol, count, offset, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParamsFromSymbol", (int)cubind_expected, 0);
@@ -9151,7 +9151,7 @@ static void test_cubind_runtime_graph_exec_memcpy_node_set_params1_d(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_memcpy_node_set_params1_d(hGraphExec, node, dst, src, count, kind);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemcpyNodeSetParams1D", (int)cubind_expected, 0);
@@ -9181,7 +9181,7 @@ static void test_cubind_runtime_graph_exec_memset_node_set_params(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_memset_node_set_params(hGraphExec, node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecMemsetNodeSetParams", (int)cubind_expected, 0);
@@ -9211,7 +9211,7 @@ static void test_cubind_runtime_graph_exec_host_node_set_params(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_host_node_set_params(hGraphExec, node, pNodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecHostNodeSetParams", (int)cubind_expected, 0);
@@ -9241,7 +9241,7 @@ static void test_cubind_runtime_graph_exec_child_graph_node_set_params(void **cu
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_child_graph_node_set_params(hGraphExec, node, childGraph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecChildGraphNodeSetParams", (int)cubind_expected, 0);
@@ -9271,7 +9271,7 @@ static void test_cubind_runtime_graph_exec_event_record_node_set_event(void **cu
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_event_record_node_set_event(hGraphExec, hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventRecordNodeSetEvent", (int)cubind_expected, 0);
@@ -9301,7 +9301,7 @@ static void test_cubind_runtime_graph_exec_event_wait_node_set_event(void **cubi
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_event_wait_node_set_event(hGraphExec, hNode, event);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecEventWaitNodeSetEvent", (int)cubind_expected, 0);
@@ -9331,7 +9331,7 @@ static void test_cubind_runtime_graph_exec_external_semaphores_signal_node_set_p
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_external_semaphores_signal_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresSignalNodeSetParams", (int)cubind_expected, 0);
@@ -9361,7 +9361,7 @@ static void test_cubind_runtime_graph_exec_external_semaphores_wait_node_set_par
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_external_semaphores_wait_node_set_params(hGraphExec, hNode, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecExternalSemaphoresWaitNodeSetParams", (int)cubind_expected, 0);
@@ -9391,7 +9391,7 @@ static void test_cubind_runtime_graph_node_set_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_set_enabled(hGraphExec, hNode, isEnabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetEnabled", (int)cubind_expected, 0);
@@ -9421,7 +9421,7 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetEnabled", (int)cubind_expected, 0);
@@ -9430,7 +9430,7 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
 
 /* How cudaGraphExecUpdate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_280[] = {
-    {"11.8", 3, "cudaGraphExecUpdate"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGraphExecUpdate"},
 };
 
 static void test_cubind_runtime_graph_exec_update(void **cubind_state)
@@ -9444,7 +9444,7 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cudaGraphExecUpdate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
@@ -9463,7 +9463,7 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecUpdate", (int)cubind_expected, 0);
@@ -9491,7 +9491,7 @@ static void test_cubind_runtime_graph_upload(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_upload(graphExec, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphUpload", (int)cubind_expected, 0);
@@ -9519,7 +9519,7 @@ static void test_cubind_runtime_graph_launch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_launch(graphExec, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphLaunch", (int)cubind_expected, 0);
@@ -9545,7 +9545,7 @@ static void test_cubind_runtime_graph_exec_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_destroy(graphExec);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecDestroy", (int)cubind_expected, 0);
@@ -9571,7 +9571,7 @@ static void test_cubind_runtime_graph_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_destroy(graph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDestroy", (int)cubind_expected, 0);
@@ -9601,7 +9601,7 @@ static void test_cubind_runtime_graph_debug_dot_print(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_debug_dot_print(graph, path, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphDebugDotPrint", (int)cubind_expected, 0);
@@ -9635,7 +9635,7 @@ static void test_cubind_runtime_user_object_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectCreate", (int)cubind_expected, 0);
@@ -9663,7 +9663,7 @@ static void test_cubind_runtime_user_object_retain(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_user_object_retain(object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRetain", (int)cubind_expected, 0);
@@ -9691,7 +9691,7 @@ static void test_cubind_runtime_user_object_release(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_user_object_release(object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectRelease", (int)cubind_expected, 0);
@@ -9723,7 +9723,7 @@ static void test_cubind_runtime_graph_retain_user_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_retain_user_object(graph, object, count, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphRetainUserObject", (int)cubind_expected, 0);
@@ -9753,7 +9753,7 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_release_user_object(graph, object, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphReleaseUserObject", (int)cubind_expected, 1);
@@ -9762,8 +9762,8 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
 
 /* How cudaGraphAddNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_291[] = {
-    {"12.4", 3, "cudaGraphAddNode"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cudaGraphAddNode"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_add_node(void **cubind_state)
@@ -9780,7 +9780,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 2, "cudaGraphAddNode", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
@@ -9802,7 +9802,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", (int)cubind_expected, 1);
@@ -9811,8 +9811,8 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
 
 /* How cudaGraphNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_292[] = {
-    {"12.4", 3, "cudaGraphNodeSetParams"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cudaGraphNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
@@ -9825,7 +9825,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 2, "cudaGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
@@ -9843,7 +9843,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", (int)cubind_expected, 0);
@@ -9852,8 +9852,8 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
 
 /* How cudaGraphExecNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_293[] = {
-    {"12.4", 3, "cudaGraphExecNodeSetParams"},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_REFUSED, "cudaGraphExecNodeSetParams"},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
@@ -9867,7 +9867,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 2, "cudaGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
@@ -9886,7 +9886,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", (int)cubind_expected, 0);
@@ -9895,7 +9895,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
 
 /* How cudaGraphConditionalHandleCreate is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_294[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_state)
@@ -9910,7 +9910,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_294, 1, "cudaGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
@@ -9930,7 +9930,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphConditionalHandleCreate", (int)cubind_expected, 0);
@@ -9939,7 +9939,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
 
 /* How cudaGetDriverEntryPoint is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_295[] = {
-    {"11.8", 3, "cudaGetDriverEntryPoint"},
+    {"11.8", CUBIND__RELEASE_REFUSED, "cudaGetDriverEntryPoint"},
 };
 
 static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
@@ -9954,7 +9954,7 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cudaGetDriverEntryPoint", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
@@ -9974,7 +9974,7 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPoint", (int)cubind_expected, 0);
@@ -9983,8 +9983,8 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
 
 /* How cudaGetDriverEntryPointByVersion is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_296[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_state)
@@ -10000,7 +10000,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_296, 2, "cudaGetDriverEntryPointByVersion", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
@@ -10021,7 +10021,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPointByVersion", (int)cubind_expected, 0);
@@ -10030,8 +10030,8 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
 
 /* How cudaLibraryLoadData is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_297[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_load_data(void **cubind_state)
@@ -10050,7 +10050,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 2, "cudaLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -10074,7 +10074,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadData", (int)cubind_expected, 1);
@@ -10083,8 +10083,8 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
 
 /* How cudaLibraryLoadFromFile is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_298[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_load_from_file(void **cubind_state)
@@ -10103,7 +10103,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 2, "cudaLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
@@ -10127,7 +10127,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadFromFile", (int)cubind_expected, 0);
@@ -10136,8 +10136,8 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
 
 /* How cudaLibraryUnload is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_299[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_unload(void **cubind_state)
@@ -10149,7 +10149,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 2, "cudaLibraryUnload", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_unload(library);
@@ -10166,7 +10166,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_unload(library);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryUnload", (int)cubind_expected, 0);
@@ -10175,8 +10175,8 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
 
 /* How cudaLibraryGetKernel is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_300[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_get_kernel(void **cubind_state)
@@ -10190,7 +10190,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 2, "cudaLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
@@ -10209,7 +10209,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernel", (int)cubind_expected, 0);
@@ -10218,8 +10218,8 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
 
 /* How cudaLibraryGetGlobal is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_301[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_get_global(void **cubind_state)
@@ -10234,7 +10234,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 2, "cudaLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
@@ -10254,7 +10254,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetGlobal", (int)cubind_expected, 0);
@@ -10263,8 +10263,8 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
 
 /* How cudaLibraryGetManaged is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_302[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_get_managed(void **cubind_state)
@@ -10279,7 +10279,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 2, "cudaLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
@@ -10299,7 +10299,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetManaged", (int)cubind_expected, 0);
@@ -10308,8 +10308,8 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
 
 /* How cudaLibraryGetUnifiedFunction is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_303[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_get_unified_function(void **cubind_state)
@@ -10323,7 +10323,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 2, "cudaLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
@@ -10342,7 +10342,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetUnifiedFunction", (int)cubind_expected, 0);
@@ -10351,8 +10351,8 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
 
 /* How cudaLibraryGetKernelCount is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_304[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
@@ -10365,7 +10365,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 2, "cudaLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
@@ -10383,7 +10383,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernelCount", (int)cubind_expected, 0);
@@ -10392,8 +10392,8 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
 
 /* How cudaLibraryEnumerateKernels is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_305[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
@@ -10407,7 +10407,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 2, "cudaLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
@@ -10426,7 +10426,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryEnumerateKernels", (int)cubind_expected, 0);
@@ -10435,8 +10435,8 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
 
 /* How cudaKernelSetAttributeForDevice is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_306[] = {
-    {"12.4", 4, ""},
-    {"11.8", 4, ""},
+    {"12.4", CUBIND__RELEASE_ABSENT, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_state)
@@ -10451,7 +10451,7 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 2, "cudaKernelSetAttributeForDevice", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_kernel_set_attribute_for_device(kernel, attr, value, device);
@@ -10471,7 +10471,7 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_runtime_kernel_set_attribute_for_device(kernel, attr, value, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaKernelSetAttributeForDevice", (int)cubind_expected, 0);
@@ -10499,7 +10499,7 @@ static void test_cubind_runtime_get_export_table(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_export_table(ppExportTable, pExportTableId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetExportTable", (int)cubind_expected, 1);
@@ -10527,7 +10527,7 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_func_by_symbol(functionPtr, symbolPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetFuncBySymbol", (int)cubind_expected, 0);
@@ -10536,7 +10536,7 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
 
 /* How cudaGetKernel is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_309[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_runtime_get_kernel(void **cubind_state)
@@ -10549,7 +10549,7 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cudaGetKernel", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
@@ -10567,7 +10567,7 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetKernel", (int)cubind_expected, 0);
@@ -10591,7 +10591,7 @@ static void test_cubind_runtime_profiler_start(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_profiler_start();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaProfilerStart", (int)cubind_expected, 0);
@@ -10615,7 +10615,7 @@ static void test_cubind_runtime_profiler_stop(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_runtime_profiler_stop();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaProfilerStop", (int)cubind_expected, 0);

@@ -48,42 +48,59 @@ def _function(ir: dict, name: str) -> dict:
     return next(f for f in ir["functions"] if f["name"] == name)
 
 
-# name -> (compat in 2.0, call_symbol in 2.0, equivalent in 2.0, what the reason must say)
+# name -> (compat in 2.0, action in 2.0, call_symbol in 2.0, equivalent in 2.0, what the reason must say)
 CASES = {
-    "relIdentical": ("identical", "relIdentical", None, None),
-    "relRenamed": ("renamed", "relRenamed_2_0", None, "relRenamed_2_0"),
-    "relGetProps": ("layout", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
-    "relCapture": ("signature", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
-    "relLaunch": ("signature", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
-    "relNew": ("absent", None, None, "not declared"),
-    "relSetValue": ("identical", "relSetValue", None, None),
-    "relConfigure": ("signature", None, None, "contains a pointer to a record whose layout differs"),
-    "relStateInit_internal": ("signature", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
-    "relStateUse": ("identical", "relStateUse", None, None),
-    "relConstness": ("identical", "relConstness", None, None),
+    "relIdentical": ("identical", "call", "relIdentical", None, None),
+    "relRenamed": ("renamed", "call", "relRenamed_2_0", None, "relRenamed_2_0"),
+    "relGetProps": ("layout", "adapt", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
+    "relCapture": ("signature", "equivalent", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
+    "relLaunch": ("signature", "refuse", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
+    "relNew": ("absent", "absent", None, None, "not declared"),
+    "relSetValue": ("identical", "call", "relSetValue", None, None),
+    "relConfigure": ("signature", "refuse", None, None, "contains a pointer to a record whose layout differs"),
+    "relStateInit_internal": ("signature", "refuse", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
+    "relStateUse": ("identical", "call", "relStateUse", None, None),
+    "relConstness": ("identical", "call", "relConstness", None, None),
+    # the reason names the entry point the older release has, the parameter and the union's member
+    "relAddNode": ("signature", "refuse", None, None,
+                   "the CUDA 3.0 form cannot be called: CUDA 2.0 has relAddNode_v2 with the CUDA 3.0 parameters, but "
+                   "parameter params (struct "
+                   "relNodeParams *) reaches struct relNodeParams.u: union member kernel differs"),
+    # the one place that decides whether a record converts names the field it cannot
+    "relGetInfo": ("signature", "refuse", None, None,
+                   "the CUDA 3.0 form cannot be called: CUDA 2.0 has relGetInfo with the CUDA 3.0 parameters, but "
+                   "parameter info (struct relInfo): "
+                   "field relInfo.flags is 8 bytes in one release, 4 in the other"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_function_is_classified_against_the_newest(ir: dict, name: str) -> None:
-    expected_compat, expected_call, expected_equivalent, reason = CASES[name]
+    expected_compat, expected_action, expected_call, expected_equivalent, reason = CASES[name]
     entry = _function(ir, name)["releases"]["2.0"]
     assert entry["compat"] == expected_compat
+    assert entry["action"] == expected_action
     assert entry["call_symbol"] == expected_call
     assert entry["equivalent"] == expected_equivalent
-    assert entry["adapter"] == (expected_compat == "layout")
+    assert "adapter" not in entry  # the action says it
+    assert ("conversions" in entry) == (expected_action == "adapt")
     assert entry["declared"] == (expected_compat != "absent")
     if reason is None:
         assert entry["reason"] is None
     else:
-        assert reason in entry["reason"]
+        assert reason in entry["reason"], entry["reason"]
+
+
+def test_an_adapted_function_lists_its_conversions(ir: dict) -> None:
+    entry = _function(ir, "relGetProps")["releases"]["2.0"]
+    assert entry["conversions"] == [{"param": "props", "record": "struct relProps"}]
 
 
 def test_the_newest_release_is_identical_to_itself(ir: dict) -> None:
     for function in ir["functions"]:
         newest = function["releases"]["3.0"]
-        assert (newest["compat"], newest["call_symbol"], newest["symbol"]) == ("identical", function["symbol"],
-                                                                             function["symbol"])
+        assert (newest["compat"], newest["action"], newest["call_symbol"], newest["symbol"]) == \
+            ("identical", "call", function["symbol"], function["symbol"])
 
 
 def test_symbols_and_signatures_are_each_releases_own(ir: dict) -> None:

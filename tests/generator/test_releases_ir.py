@@ -50,7 +50,7 @@ def _record_size(unit: str, release: str, record: str) -> int:
 @pytest.mark.parametrize("release", [r.name for r in CONFIG.releases_of("runtime")])
 def test_get_device_properties_is_adapted(release: str) -> None:
     entry = _entry("runtime", "cudaGetDeviceProperties", release)
-    assert entry["compat"] == "layout" and entry["adapter"]
+    assert entry["compat"] == "layout" and entry["action"] == "adapt"
     sizes = (_record_size("runtime", release, "struct cudaDeviceProp"), _record_size("runtime", NEWEST, "struct cudaDeviceProp"))
     assert f"struct cudaDeviceProp is {sizes[0]} bytes in CUDA {release}, {sizes[1]} in CUDA {NEWEST}" in entry["reason"]
     assert sizes[0] == _sizeof(_include(release), "cuda_runtime_api.h", "struct cudaDeviceProp")
@@ -76,7 +76,7 @@ def test_the_issues_cases_in_12_4() -> None:
 def test_the_issues_cases_in_11_8() -> None:
     instantiate = _entry("runtime", "cudaGraphInstantiate", "11.8")
     assert (instantiate["compat"], instantiate["equivalent"], instantiate["call_symbol"]) == ("signature", None, None)
-    assert instantiate["reason"].startswith("5 parameters in CUDA 11.8, 3 in CUDA")
+    assert instantiate["reason"].startswith(f"the CUDA {NEWEST} form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA")
     init = _entry("cublasLt", "cublasLtMatmulPreferenceInit_internal", "11.8")
     assert (init["compat"], init["call_symbol"]) == ("signature", None)
     record = "cublasLtMatmulPreferenceOpaque_t"
@@ -87,6 +87,20 @@ def test_the_issues_cases_in_11_8() -> None:
     assert _entry("cublasLt", "cublasLtMatmulPreferenceSetAttribute", "11.8")["compat"] == "identical"
 
 
+def test_a_refusal_names_the_obstacle_and_the_older_entry_point() -> None:
+    """cudaGraphAddNode with 12.4: 12.4 has cudaGraphAddNode_v2 with the newest parameters; what
+    stands in the way is nodeParams' record, whose union's members changed."""
+    for unit, name, symbol in (("runtime", "cudaGraphAddNode", "cudaGraphAddNode_v2"),
+                               ("driver", "cuGraphAddNode", "cuGraphAddNode_v2")):
+        entry = _entry(unit, name, "12.4")
+        assert entry["action"] == "refuse"
+        assert f"CUDA 12.4 has {symbol} with the CUDA {NEWEST} parameters" in entry["reason"], entry["reason"]
+        assert "parameter nodeParams" in entry["reason"] and "union member graph differs" in entry["reason"]
+    # a parameter whose type changed is named
+    advise = _entry("runtime", "cudaMemAdvise", "11.8")
+    assert "parameter 4 (location) is int in CUDA 11.8" in advise["reason"], advise["reason"]
+
+
 def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
     for unit, ir in IRS.items():
         names = [r["name"] for r in ir["releases"]]
@@ -94,8 +108,12 @@ def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
         for function in ir["functions"]:
             assert list(function["releases"]) == names
             for release, entry in function["releases"].items():
-                callable_ = entry["compat"] in ("identical", "renamed", "layout") or entry["equivalent"] is not None
+                callable_ = entry["action"] not in ("refuse", "absent")
                 assert (entry["call_symbol"] is not None) == callable_, (unit, function["name"], release)
+                # the comparison and the action agree: an action is its class's, or a refusal naming why
+                assert entry["action"] in {"identical": ("call",), "renamed": ("call",), "layout": ("adapt",),
+                                           "signature": ("equivalent", "refuse", "semantic"),
+                                           "absent": ("absent",)}[entry["compat"]], (unit, function["name"])
                 assert (entry["reason"] is None) or entry["compat"] != "identical" or entry["call_symbol"] != entry["symbol"]
 
 
