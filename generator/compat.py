@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import record_conversion
+from . import record_conversion, release_ir
 from .parse import ABI_KEY, IRError
 from .release_actions import Action
 
@@ -60,7 +60,7 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     ir["release_changes"] = {r.name: _changes(newest.ir, r.ir) for r in older}
     for r in releases:
         r.ir.pop(ABI_KEY, None)
-    return ir
+    return release_ir.delta(ir)
 
 
 def _index_symbols(release: ReleaseIR) -> None:

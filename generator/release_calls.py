@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import record_conversion
+from . import record_conversion, release_ir
 from .record_conversion import Conversion
 from .release_actions import Action, Code
 
@@ -73,8 +73,7 @@ def _version(v: dict | None) -> tuple[int, int, int]:
 def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Conversion]:
     """The tables of the conversions generator/compat.py decided for `function` in `release` (the
     IR's `conversions`), built from the layouts the IR holds."""
-    records = ir.get("release_records", {})
-    old_records, new_records = records.get(release, {}), records.get(newest, {})
+    old_records, new_records = release_ir.records_in(ir, release), release_ir.records_in(ir, newest)
     params = {p["name"]: p for p in function["params"]}
     made = []
     for c in function["releases"][release]["conversions"]:

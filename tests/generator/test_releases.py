@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator import compat, config, releases
+from generator import compat, config, release_ir, releases
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "releases"
@@ -132,19 +132,31 @@ def test_records_are_laid_out_per_release(ir: dict) -> None:
     assert [(f["name"], f["offset"]) for f in records["3.0"]["struct relProps"]["fields"]] == \
         [("a", 0), ("c", 8), ("b", 16)]
     assert [(f["name"], f["offset"]) for f in records["2.0"]["struct relProps"]["fields"]] == [("a", 0), ("b", 4)]
-    config_fields = records["2.0"]["struct relConfig"]["fields"]
+    # a release stores only the layouts that differ from the newest's: relConfig is 3.0's in 2.0
+    assert "struct relConfig" not in records["2.0"] and "struct relProps" in records["2.0"]
+    config_fields = release_ir.records_in(ir, "2.0")["struct relConfig"]["fields"]
     assert config_fields[0]["kind"] == "pointer" and config_fields[0]["pointee"] == "struct relProps"
     # a member declared in place is named after the record and the field that hold it
     assert "union relValue.pair" in records["3.0"] and "union relValue.pair" not in records["2.0"]
     # every record a function lists is laid out in that release
     for function in ir["functions"]:
-        for release, entry in function["releases"].items():
-            assert set(entry["records"]) <= set(records[release])
+        for release in function["releases"]:
+            entry = release_ir.function_in(function, release, "3.0")
+            assert set(entry["records"]) <= set(release_ir.records_in(ir, release))
+
+
+def test_a_release_stores_only_what_differs_from_the_newest(ir: dict) -> None:
+    identical = _function(ir, "relIdentical")["releases"]["2.0"]
+    assert "signature" not in identical and "records" not in identical and "enums" not in identical
+    capture = _function(ir, "relCapture")["releases"]["2.0"]
+    assert capture["signature"] == "relStatus_t (int, int *)"  # differs: stored
+    assert release_ir.function_in(_function(ir, "relIdentical"), "2.0", "3.0")["signature"] == \
+        _function(ir, "relIdentical")["releases"]["3.0"]["signature"]
 
 
 def test_handles_are_not_followed_except_for_caller_storage(ir: dict) -> None:
-    assert _function(ir, "relStateUse")["releases"]["2.0"]["records"] == []
-    assert _function(ir, "relStateInit_internal")["releases"]["2.0"]["records"] == ["relStateOpaque_t"]
+    assert release_ir.function_in(_function(ir, "relStateUse"), "2.0", "3.0")["records"] == []
+    assert release_ir.function_in(_function(ir, "relStateInit_internal"), "2.0", "3.0")["records"] == ["relStateOpaque_t"]
 
 
 def test_release_changes_list_dropped_renumbered_and_missing_values(ir: dict) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import config, releases
+from generator import config, release_ir, releases
 
 ROOT = Path(__file__).resolve().parents[2]
 IRS = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "generated" / "ir").glob("*.json"))}
@@ -44,7 +44,7 @@ def _include(release: str) -> Path:
 
 
 def _record_size(unit: str, release: str, record: str) -> int:
-    return IRS[unit]["release_records"][release][record]["size"]
+    return release_ir.records_in(IRS[unit], release)[record]["size"]
 
 
 @pytest.mark.parametrize("release", [r.name for r in CONFIG.releases_of("runtime")])

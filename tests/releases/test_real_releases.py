@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generator import config as config_module  # noqa: E402
 from generator.releases import cache_root, library_dir  # noqa: E402
 from generator.release_actions import Action  # noqa: E402
+from generator import release_ir  # noqa: E402
 from cubind_ctypes import functions_of, ir_of  # noqa: E402
 
 LIBCUBIND = Path(os.environ.get("CUBIND_TEST_LIBCUBIND", ROOT / "build" / "lib" / "libcubind.so"))
@@ -145,7 +146,7 @@ def test_matmul_preference_state_fits_or_is_refused(release_name):
     ir = ir_of("cublasLt")
     new = ir["release_records"][ir["releases"][0]["name"]]
     record = next(name for name in new if "PreferenceOpaque" in name)
-    size, old_size = new[record]["size"], ir["release_records"][r.name][record]["size"]
+    size, old_size = new[record]["size"], release_ir.records_in(ir, r.name)[record]["size"]
     got = run("preference", paths_env({"cublasLt": release_files(r)["cublasLt"]}) |
               {"CUBIND_TEST_PREFERENCE_SIZE": str(size)})
     if old_size <= size:
