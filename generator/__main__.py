@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, subset
+from . import amalgamate, macros, model, output, parallel, parse, release_compare, release_headers, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -64,15 +64,15 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             libraries: list[str] | None = None, prefix: str | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
-    configured older releases' headers are (releases.cache_root() when None). `libraries`: a subset
+    configured older releases' headers are (release_headers.cache_root() when None). `libraries`: a subset
     (generator/subset.py); None or empty: every configured library. `prefix`: the tree's identifiers
     under it (amalgamate.prefixed_tree)."""
     config = config_module.load(config_path)
     extra = tuple(Path(d) for d in include_dirs or ())
-    cache = releases_cache if releases_cache is not None else releases.cache_root()
+    cache = releases_cache if releases_cache is not None else release_headers.cache_root()
     for release in config.releases:
-        if not releases.include_dir(cache, release).is_dir():
-            raise ParseError(f"the headers of CUDA {release.name} are not in {releases.include_dir(cache, release)}: "
+        if not release_headers.include_dir(cache, release).is_dir():
+            raise ParseError(f"the headers of CUDA {release.name} are not in {release_headers.include_dir(cache, release)}: "
                              "run make fetch-releases (or set CUBIND_RELEASES_CACHE to where they are)")
     # Each release's CUDA version is one more parse, made beside the units': each IR gets it after.
     tasks = [_Task(None), *(_Task(u) for u in config.units),
@@ -92,11 +92,11 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             number = parsed[_Task(None, release)]
             ir = parsed[_Task(unit, release)]
             ir["header_version"] = ir["header_version"] or macros.version_text(number)
-            older.append(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
+            older.append(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
-        irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+        irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older))
     built = model.build(config, irs)
     if libraries:
         built = subset.select(built, libraries)
@@ -111,14 +111,14 @@ def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_pa
     """Where a unit's headers are searched: --include-dir, the unit's include_dirs, the include dir of
     the release its headers come from (headers_release: nvml.h, which the toolkit lacks), the toolkit."""
     from_release = () if unit.headers_release is None else \
-        (releases.include_dir(cache, config.release(unit.headers_release)),)
+        (release_headers.include_dir(cache, config.release(unit.headers_release)),)
     return (*extra, *(Path(d) for d in unit.include_dirs), *from_release, cuda_path / "include")
 
 
 def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:
     """A unit's IR (its cuda_version left empty), or, for no unit, the CUDA version (13000)."""
     if task.release is not None:
-        include_dirs: tuple[Path, ...] = (releases.include_dir(cache, task.release),)
+        include_dirs: tuple[Path, ...] = (release_headers.include_dir(cache, task.release),)
     elif task.unit is not None:
         include_dirs = _include_dirs(config, extra, cuda_path, cache, task.unit)
     else:

@@ -1,6 +1,6 @@
 """Field-by-field conversion of a record between two releases' layouts (docs/releases.md): the
 copy tables an adapter applies around a call, built from the layouts the IR holds
-(`release_records`). generator/compat.py builds them to decide whether a function can be adapted
+(`release_records`). generator/release_compare.py builds them to decide whether a function can be adapted
 (and names the obstacle when it cannot); generator/release_calls.py builds the same tables from the
 IR to emit them. Nothing here decides which records differ."""
 

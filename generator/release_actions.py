@@ -26,7 +26,7 @@ class Code(enum.IntEnum):
 
 class Action(enum.Enum):
     """How a library of an older release is called to get the newest release's behaviour: the
-    IR's `action`, written once per function and release by generator/compat.py."""
+    IR's `action`, written once per function and release by generator/release_compare.py."""
     CALL = "call"              # call_symbol has the newest ABI (the newest's symbol, or the release's own name)
     EQUIVALENT = "equivalent"  # another ABI under the function's name; call_symbol, a `_vN` of it, has the newest's
     ADAPT = "adapt"            # call_symbol through an adapter converting `conversions`' records field by field

@@ -71,14 +71,14 @@ def _version(v: dict | None) -> tuple[int, int, int]:
 
 
 def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Conversion]:
-    """The tables of the conversions generator/compat.py decided for `function` in `release` (the
+    """The tables of the conversions generator/release_compare.py decided for `function` in `release` (the
     IR's `conversions`), built from the layouts the IR holds."""
     old_records, new_records = release_ir.records_in(ir, release), release_ir.records_in(ir, newest)
     params = {p["name"]: p for p in function["params"]}
     made = []
     for c in function["releases"][release]["conversions"]:
         conversion = record_conversion.conversion(params[c["param"]], old_records, new_records, set())
-        if isinstance(conversion, str):  # compat.py built it from the same layouts
+        if isinstance(conversion, str):  # release_compare.py built it from the same layouts
             raise AssertionError(f"{function['name']} in CUDA {release}: {conversion}")
         made.append(conversion)
     return made

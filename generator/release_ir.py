@@ -2,7 +2,7 @@
 from the newest: a release function's `signature`, `records` and `enums` are left out when they
 are the newest release's, and `release_records[older]` holds only the layouts that differ from
 the newest's (cudarc merges equal declarations across versions the same way). These give them
-back whole; generator/compat.py writes them (`delta`)."""
+back whole; generator/release_compare.py writes them (`delta`)."""
 
 from __future__ import annotations
 

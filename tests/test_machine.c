@@ -598,7 +598,7 @@ static void test_version_contradicts_soname(void **state)
 
 /* CUDA 12.4's runtime: cudaGraphAddNode is refused, and the reason names the entry point 12.4 has
  * with the newest parameters (cudaGraphAddNode_v2) and the obstacle: parameter nodeParams, whose
- * record's union members changed (generator/compat.py). */
+ * record's union members changed (generator/release_compare.py). */
 static void refusal_names_the_obstacle(void)
 {
     struct cubind_function_info info = {.size = sizeof info};

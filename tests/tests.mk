@@ -505,7 +505,7 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 # runtime in the releases cache, built against that release's headers and linked to its libcudart
 # (copied beside it, to travel to the GPU machine). A release whose runtime lacks the graph-edge and
 # capture forms of the newest one (11.8: no cudaStreamGetCaptureInfo_v3) has no direct build.
-RELEASES_CACHE = $(shell $(PYTHON) -m generator.releases cache)
+RELEASES_CACHE = $(shell $(PYTHON) -m generator.release_headers cache)
 .PHONY: gpu-releases
 gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu

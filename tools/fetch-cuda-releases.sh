@@ -39,8 +39,8 @@ done
 
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=$(cd "$root" && "$PYTHON" -m generator.releases cache)
-plan=$(cd "$root" && "$PYTHON" -m generator.releases plan "$which")
+cache=$(cd "$root" && "$PYTHON" -m generator.release_headers cache)
+plan=$(cd "$root" && "$PYTHON" -m generator.release_headers plan "$which")
 [ -n "$plan" ] || exit 0
 tab=$(printf '\t')
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator import compat, config, release_ir, releases
+from generator import config, release_compare, release_headers, release_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "releases"
@@ -214,17 +214,17 @@ def test_a_missing_release_names_the_fetch(tmp_path: Path) -> None:
 
 
 def test_the_cache_is_where_the_environment_says() -> None:
-    assert releases.cache_root({"CUBIND_RELEASES_CACHE": "/x/y"}) == Path("/x/y")
-    assert releases.cache_root({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/cubind/releases")
-    assert releases.cache_root({"HOME": "/h"}) == Path("/h/.cache/cubind/releases")
+    assert release_headers.cache_root({"CUBIND_RELEASES_CACHE": "/x/y"}) == Path("/x/y")
+    assert release_headers.cache_root({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/cubind/releases")
+    assert release_headers.cache_root({"HOME": "/h"}) == Path("/h/.cache/cubind/releases")
 
 
 def test_the_fetch_plan_lists_every_configured_package() -> None:
     fixture = config.load(CONFIG_PATH)
-    lines = releases.plan(fixture, "headers")
+    lines = release_headers.plan(fixture, "headers")
     assert len(lines) == sum(len(r.headers) for r in fixture.releases)
     assert all(len(line.split("\t")) == 7 for line in lines)
-    assert releases.plan(fixture, "libraries") == []
+    assert release_headers.plan(fixture, "libraries") == []
 
 
 def test_compatible_layouts() -> None:
@@ -233,12 +233,12 @@ def test_compatible_layouts() -> None:
                 "fields": [{"name": n, "offset": o, "size": s, "kind": k, "record": None, "pointee": None, "bits": None}
                            for n, o, s, k in fields]}
     older = record("union", 8, ("i", 0, 4, "scalar"))
-    assert compat.compatible(older, record("union", 8, ("i", 0, 4, "scalar"), ("j", 0, 8, "scalar")), {}, {})
-    assert not compat.compatible(older, record("union", 8, ("i", 0, 8, "scalar")), {}, {})
-    assert not compat.compatible(older, record("union", 16, ("i", 0, 4, "scalar")), {}, {})
+    assert release_compare.compatible(older, record("union", 8, ("i", 0, 4, "scalar"), ("j", 0, 8, "scalar")), {}, {})
+    assert not release_compare.compatible(older, record("union", 8, ("i", 0, 8, "scalar")), {}, {})
+    assert not release_compare.compatible(older, record("union", 16, ("i", 0, 4, "scalar")), {}, {})
     opaque = record("struct", 64, ("data", 0, 64, "array"))
-    assert compat.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
-    assert not compat.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
+    assert release_compare.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
+    assert not release_compare.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
 
 
 @pytest.mark.parametrize("change, message", [

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from generator import config, release_ir, releases
+from generator import config, release_headers, release_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 IRS = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "generated" / "ir").glob("*.json"))}
 CONFIG = config.load()
-CACHE = releases.cache_root()
+CACHE = release_headers.cache_root()
 CUDA = Path("/usr/local/cuda/include")
 NEWEST = IRS["runtime"]["releases"][0]["name"]
 
@@ -39,7 +39,7 @@ def _sizeof(include: Path, header: str, type_name: str) -> int:
 
 
 def _include(release: str) -> Path:
-    return CUDA if release == NEWEST else releases.include_dir(CACHE, next(r for r in CONFIG.releases
+    return CUDA if release == NEWEST else release_headers.include_dir(CACHE, next(r for r in CONFIG.releases
                                                                          if r.name == release))
 
 
@@ -126,7 +126,7 @@ def test_library_versions_are_the_headers_own() -> None:
 
 
 def test_census_counts_every_function() -> None:
-    census = releases.census(IRS.values())
+    census = release_headers.census(IRS.values())
     for unit, ir in IRS.items():
         for release in ir["releases"][1:]:
             counts = census[unit][release["name"]]
@@ -136,4 +136,4 @@ def test_census_counts_every_function() -> None:
 
 def test_the_docs_census_is_the_irs() -> None:
     text = (ROOT / "docs" / "releases.md").read_text()
-    assert releases.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.releases census"
+    assert release_headers.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.release_headers census"

@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generator import config as config_module  # noqa: E402
-from generator.releases import cache_root, library_dir  # noqa: E402
+from generator.release_headers import cache_root, library_dir  # noqa: E402
 from generator.release_actions import Action  # noqa: E402
 from generator import release_ir  # noqa: E402
 from cubind_ctypes import functions_of, ir_of  # noqa: E402
