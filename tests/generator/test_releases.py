@@ -253,3 +253,31 @@ def test_a_release_entry_is_checked(tmp_path: Path, change: tuple[str, str], mes
     broken.write_text(text.replace(change[0], change[1], 1))
     with pytest.raises(config.ConfigError, match=message):
         config.load(broken)
+
+
+def test_release_plan_reads_the_actions_and_builds_the_tables(ir: dict) -> None:
+    """generator/release_calls.py without a GPU: the loader's entries follow the IR's actions, and
+    relGetProps' adapter copies relProps' shared fields by name both ways (2.0: a at 0, b at 4;
+    3.0: a at 0, c at 8, b at 16), the new field c left zero."""
+    from generator import release_calls
+    from generator.release_actions import Code
+    functions = ir["functions"]
+    made = release_calls.plan(functions, [ir] * len(functions), "3.0", (3, 1, 2))
+    index = {f["name"]: i for i, f in enumerate(functions)}
+    calls = made.calls_in("2.0")
+    for f in functions:
+        action = f["releases"]["2.0"]["action"]
+        entry = calls.get(index[f["name"]])
+        expected = {"adapt": Code.ADAPTER, "equivalent": Code.SYMBOL, "refuse": Code.REFUSED,
+                    "absent": Code.ABSENT}.get(action)
+        if action == "call":
+            expected = None if f["releases"]["2.0"]["call_symbol"] == f["symbol"] else Code.SYMBOL
+        assert (entry.action if entry else None) == expected, f["name"]
+    adapter = made.adapters[calls[index["relGetProps"]].adapter]
+    (conversion,) = adapter.conversions
+    assert (conversion.param, conversion.old_size, conversion.new_size, conversion.output) == ("props", 8, 24, True)
+    as_tuples = lambda copies: [(c.to_offset, c.from_offset, c.size) for c in copies]  # noqa: E731
+    assert as_tuples(conversion.to_old) == [(0, 0, 4), (4, 16, 4)]
+    assert as_tuples(conversion.to_new) == [(0, 0, 4), (16, 4, 4)]
+    refused = calls[index["relAddNode"]]
+    assert "relAddNode_v2" in made.strings[made.strings.index(refused.reason)]
