@@ -64,7 +64,7 @@ HEADER_DIR := $(or $(TREE_PREFIX),cubind)
 MACRO_PREFIX := $(if $(TREE_PREFIX),$(shell echo '$(TREE_PREFIX)' | tr a-z A-Z),CUBIND)
 # The passthrough tests' own sources and the mocks' recorder.
 TEST_SUPPORT := $(if $(TREE_PREFIX),$(GENERATED)/support/,tests/)
-TEST_SUPPORT_INCLUDES := $(if $(TREE_PREFIX),-I$(GENERATED)/support,-Itests -Itests/mock)
+TEST_SUPPORT_INCLUDES := $(if $(TREE_PREFIX),-I$(GENERATED)/support,-Itests -Itests/mock) -I$(GENERATED)/src
 RECORDER_SOURCE := $(if $(TREE_PREFIX),$(GENERATED)/support/recorder.c,tests/mock/recorder.c)
 
 LIB_SOURCES := $(wildcard $(LOADER_DIR)/*.c) $(wildcard $(GENERATED)/src/*.c)
@@ -182,8 +182,8 @@ TLS_DIALECT := $(shell $(CC) -mtls-dialect=gnu2 -E -x c /dev/null > /dev/null 2>
 # lookups of generated/src/libraries.c) a table of pointers, each relocated at start-up (650 in
 # all); gcc's jump tables hold offsets. Without them clang's switches are compare trees: cold code.
 SWITCH_FLAGS := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),-fno-jump-tables)
-LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR)
-$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h)
+LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(TLS_DIALECT) $(SWITCH_FLAGS) $(TRACE_FLAGS) $(INCLUDES) -I$(LOADER_DIR) -I$(GENERATED)/src
+$(BUILD)/obj/%.o: %.c $(PUBLIC_HEADERS) $(wildcard $(LOADER_DIR)/*.h) $(GENERATED)/src/release_actions.h
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 # The archive's objects: one section a function and a datum, so that the link of whoever embeds

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, compat, ffi, macros, model, output, parallel, parse, releases, render, subset
+from . import amalgamate, ffi, macros, model, output, parallel, parse, release_compare, release_headers, render, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -71,7 +71,7 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             ir_dir: Path | None = None) -> dict[str, str]:
     """Every generated file, by path. `previous`: the tree generated last (its IR sizes order the
     parallel work, heaviest unit first; nothing produced depends on it). `releases_cache`: where the
-    configured older releases' headers are (releases.cache_root() when None). `libraries`: a subset
+    configured older releases' headers are (release_headers.cache_root() when None). `libraries`: a subset
     (generator/subset.py); None or empty: every configured library. `prefix`: the tree's identifiers
     under it (amalgamate.prefixed_tree). `ir_dir`: render from these IR files (generated/ir, every
     release's facts) instead of parsing any header (subset.read_irs): no header is read, old or new."""
@@ -80,10 +80,10 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         built = model.build(config, subset.read_irs(config, ir_dir))
         return _render(built, libraries, prefix, cuda_path, include_dirs)
     extra = tuple(Path(d) for d in include_dirs or ())
-    cache = releases_cache if releases_cache is not None else releases.cache_root()
+    cache = releases_cache if releases_cache is not None else release_headers.cache_root()
     for release in config.releases:
-        if not releases.include_dir(cache, release).is_dir():
-            raise ParseError(f"the headers of CUDA {release.name} are not in {releases.include_dir(cache, release)}: "
+        if not release_headers.include_dir(cache, release).is_dir():
+            raise ParseError(f"the headers of CUDA {release.name} are not in {release_headers.include_dir(cache, release)}: "
                              "run make fetch-releases (or set CUBIND_RELEASES_CACHE to where they are)")
     # Each release's CUDA version is one more parse, made beside the units': each IR gets it after.
     tasks = [_Task(None), *(_Task(u) for u in config.units),
@@ -103,19 +103,19 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             number = parsed[_Task(None, release)]
             ir = parsed[_Task(unit, release)]
             ir["header_version"] = ir["header_version"] or macros.version_text(number)
-            older.append(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
+            older.append(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir))
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
         if unit.headers_release is None:
             ir["header_version"] = ir["header_version"] or cuda_version
-            irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+            irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older))
             continue
         # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
         # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)
         release = config.release(unit.headers_release)
         number = parsed[_Task(None, release)]
         ir["header_version"] = ir["header_version"] or macros.version_text(number)
-        irs.append(compat.attach(compat.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
+        irs.append(release_compare.attach(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
                                  older))
     ffi.record_toolkit_exports(config, irs, cuda_path)
     return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs)
@@ -142,7 +142,7 @@ def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_pa
     toolkit's, as in a program built against the toolkit, never the older release's."""
     if unit.headers_release is None:
         return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
-    release_dir = releases.include_dir(cache, config.release(unit.headers_release))
+    release_dir = release_headers.include_dir(cache, config.release(unit.headers_release))
     own = _unit_header_links(release_dir, unit)
     return (*extra, *(Path(d) for d in unit.include_dirs), own, cuda_path / "include", release_dir)
 
@@ -167,7 +167,7 @@ def _unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
 def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:
     """A unit's IR (its cuda_version left empty), or, for no unit, the CUDA version (13000)."""
     if task.release is not None:
-        include_dirs: tuple[Path, ...] = (releases.include_dir(cache, task.release),)
+        include_dirs: tuple[Path, ...] = (release_headers.include_dir(cache, task.release),)
     elif task.unit is not None:
         include_dirs = _include_dirs(config, extra, cuda_path, cache, task.unit)
     else:

@@ -237,7 +237,7 @@ def amalgamate(tree: Path, prefix: str | None = None) -> dict[str, str]:
         raise AmalgamateError(f"{tree} is not a generated tree (no src/libraries.c or build.mk)")
     name = prefix or "cubind"
     stamp = _stamp(tree, prefix)
-    search = [tree / "include", INCLUDE, LOADER]
+    search = [tree / "include", INCLUDE, LOADER, tree / "src"]
     inliner = _Inliner(search)
     header_path = inliner.find("cubind/cubind.h", INCLUDE / "cubind" / "cubind.h")
     inliner.seen.add(header_path)
@@ -247,7 +247,7 @@ def amalgamate(tree: Path, prefix: str | None = None) -> dict[str, str]:
               f"#ifndef {guard}\n#define {guard}\n\n{header_body}\n#endif /* {guard} */\n")
 
     sources = [(p, p.read_text()) for p in sorted(LOADER.glob("*.c")) + sorted((tree / "src").glob("*.c"))]
-    renames = _local_renames(sources, [tree / "include", INCLUDE, LOADER])
+    renames = _local_renames(sources, [tree / "include", INCLUDE, LOADER, tree / "src"])
     parts = []
     for path, text in sources:
         if renames[path]:

@@ -1,6 +1,6 @@
 """The ABI of a function as one release's headers declare it: its canonical signature, the records
 it reaches and their layouts, the enums it takes. The releases' ABIs are compared from these
-(generator/compat.py); nothing here depends on another release.
+(generator/release_compare.py); nothing here depends on another release.
 
 A record is named by its canonical C spelling (`struct cudaDeviceProp`, or the typedef name of an
 anonymous one: `cublasLtMatmulPreferenceOpaque_t`); a record declared in place inside another, with

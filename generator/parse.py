@@ -16,7 +16,7 @@ from .typesel import TypeSelector, referenced_names
 CK = ci.CursorKind
 IR_VERSION = 1
 RESERVED_PREFIX = "cubind_"
-# The key of a unit's IR that holds its ABI facts (layout.py) until generator/compat.py compares the
+# The key of a unit's IR that holds its ABI facts (layout.py) until generator/release_compare.py compares the
 # releases' and replaces it with the IR's release fields: never written out.
 ABI_KEY = "_abi"
 

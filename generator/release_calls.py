@@ -8,33 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SYMBOL, ADAPTER, REFUSED, ABSENT = 1, 2, 3, 4
+from . import record_conversion, release_ir
+from .record_conversion import Conversion
+from .release_actions import Action, Code
+
 
 
 @dataclass
 class Release:
     name: str
     library_version: tuple[int, int, int]
-
-
-@dataclass
-class FieldCopy:
-    to_offset: int
-    from_offset: int
-    size: int
-
-
-@dataclass
-class Conversion:
-    """One pointer parameter whose record is converted around the call."""
-    param: str
-    record: str
-    type: str               # the parameter's record type as the release's function takes it (C spelling)
-    old_size: int
-    new_size: int
-    to_old: list[FieldCopy]  # before the call (not for a pointer to const: that is input only... both ways)
-    to_new: list[FieldCopy]  # after a successful call
-    output: bool             # written by the library (a pointer to non-const)
 
 
 @dataclass
@@ -50,7 +33,7 @@ class Adapter:
 @dataclass
 class Entry:
     function: int
-    action: int
+    action: Code
     symbol: str = ""
     reason: str = ""
     adapter: int = 0
@@ -87,108 +70,18 @@ def _version(v: dict | None) -> tuple[int, int, int]:
     return tuple(-1 if v.get(k) is None else int(v[k]) for k in ("major", "minor", "patch"))  # type: ignore[return-value]
 
 
-def _record_name(canonical: str) -> str | None:
-    """The record a one-level pointer parameter points to ("const struct cudaDeviceProp *" ->
-    "struct cudaDeviceProp"), else None."""
-    text = canonical.strip()
-    if not text.endswith("*") or text[:-1].rstrip().endswith("*"):
-        return None
-    base = text[:-1].strip().removeprefix("const ").strip()
-    return base if base.startswith(("struct ", "union ")) else None
-
-
-def _lookup(records: dict, name: str) -> dict | None:
-    return records.get(name) or records.get(name.removeprefix("struct ").removeprefix("union ").strip())
-
-
-def _copies(to_rec: dict, from_rec: dict, to_base: int, from_base: int, to_records: dict, from_records: dict,
-            out: list[FieldCopy], visited: set[str]) -> bool:
-    """Copies of every field the two layouts share by name, into records by value (the IR's
-    `record` names them; `visited` collects those names). A union is copied as its bytes, as many as
-    both have (which member is in use is not in the layout). False when a shared field cannot be
-    converted (a scalar or pointer of another size, a field of another kind)."""
-    from_fields = {f["name"]: f for f in from_rec["fields"]}
-    for t in to_rec["fields"]:
-        f = from_fields.get(t["name"])
-        if f is None or not t["name"]:
-            continue  # only in the layout written to: stays zero
-        if t["kind"] != f["kind"]:
-            return False
-        if t["kind"] == "array":
-            out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], min(t["size"], f["size"])))
-            continue
-        if t["kind"] != "record" or _same_layout(_lookup(to_records, t.get("record") or ""),
-                                                 _lookup(from_records, f.get("record") or "")):
-            if t["size"] != f["size"]:
-                return False
-            out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], t["size"]))
-            continue
-        inner_to, inner_from = _lookup(to_records, t.get("record") or ""), _lookup(from_records, f.get("record") or "")
-        if inner_to is None or inner_from is None:
-            return False
-        visited.add(t["record"])
-        if "union" in (inner_to.get("kind"), inner_from.get("kind")):
-            visited.update(n for n in to_records if n.startswith(t["record"] + "."))
-            out.append(FieldCopy(to_base + t["offset"], from_base + f["offset"], min(t["size"], f["size"])))
-        elif not _copies(inner_to, inner_from, to_base + t["offset"], from_base + f["offset"], to_records,
-                         from_records, out, visited):
-            return False
-    return True
-
-
-def _merged(copies: list[FieldCopy]) -> list[FieldCopy]:
-    """Adjacent copies that continue each other in both layouts as one."""
-    merged: list[FieldCopy] = []
-    for c in sorted(copies, key=lambda c: c.to_offset):
-        last = merged[-1] if merged else None
-        if last and last.to_offset + last.size == c.to_offset and last.from_offset + last.size == c.from_offset:
-            last.size += c.size
-        else:
-            merged.append(FieldCopy(c.to_offset, c.from_offset, c.size))
-    return merged
-
-
-def _same_layout(a: dict | None, b: dict | None) -> bool:
-    return a is not None and b is not None and a["size"] == b["size"] and a["fields"] == b["fields"]
-
-
-def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Conversion] | str:
-    """The conversions an adapter makes for `function` in `release`, or why it cannot adapt."""
-    records = ir.get("release_records", {})
-    old_records, new_records = records.get(release, {}), records.get(newest, {})
-    reached = set(function["releases"][release].get("records", []))
-
-    def same(name: str) -> bool:
-        """The same layout, and so has every record it holds by value."""
-        old, new = _lookup(old_records, name), _lookup(new_records, name)
-        return _same_layout(old, new) and all(same(f["record"]) for f in new["fields"]
-                                              if f["kind"] == "record" and f.get("record"))
-
-    differing = {r for r in reached if not same(r)}
-    conversions: list[Conversion] = []
-    visited: set[str] = set()
-    for p in function["params"]:
-        name = _record_name(p["canonical"])
-        if name is None or name not in differing and name.split(" ", 1)[-1] not in differing:
-            continue
-        old, new = _lookup(old_records, name), _lookup(new_records, name)
-        if old is None or new is None:
-            return f"no layout of {name} in CUDA {release}"
-        to_old: list[FieldCopy] = []
-        to_new: list[FieldCopy] = []
-        visited.add(name)
-        if not _copies(old, new, 0, 0, old_records, new_records, to_old, visited) or \
-                not _copies(new, old, 0, 0, new_records, old_records, to_new, visited):
-            return f"{name} has a field of another kind or size in CUDA {release}"
-        output = not p["canonical"].strip().startswith("const ")
-        conversions.append(Conversion(p["name"], name, p["type"], old["size"], new["size"], _merged(to_old),
-                                      _merged(to_new), output))
-    unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
-    if unhandled:
-        return f"{', '.join(unhandled)} is reached other than through one pointer parameter"
-    if not conversions:
-        return "no record to convert"
-    return conversions
+def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Conversion]:
+    """The tables of the conversions generator/release_compare.py decided for `function` in `release` (the
+    IR's `conversions`), built from the layouts the IR holds."""
+    old_records, new_records = release_ir.records_in(ir, release), release_ir.records_in(ir, newest)
+    params = {p["name"]: p for p in function["params"]}
+    made = []
+    for c in function["releases"][release]["conversions"]:
+        conversion = record_conversion.conversion(params[c["param"]], old_records, new_records, set())
+        if isinstance(conversion, str):  # release_compare.py built it from the same layouts
+            raise AssertionError(f"{function['name']} in CUDA {release}: {conversion}")
+        made.append(conversion)
+    return made
 
 
 def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
@@ -219,48 +112,39 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
                 changed |= 1 << names.index(name)
         history.append((names.index(added) if added in names else len(names) - 1, changed))
         for r, release in enumerate(releases[1:], start=1):
-            d = per.get(release.name)
-            if d is None or not d.get("declared"):
-                entries[r].append(Entry(index, ABSENT, "", text(
+            d = per.get(release.name) or {"action": Action.ABSENT.value}
+            action = Action(d["action"])
+            code = action.code(d.get("call_symbol"), f["symbol"])
+            if code is None:
+                continue
+            if action is Action.ABSENT:
+                entries[r].append(Entry(index, code, "", text(
                     f"it does not exist (added in CUDA {added}, of the releases these bindings read: "
                     f"{', '.join(names)})")))
-                continue
-            compat = d.get("compat", "identical")
-            call = d.get("call_symbol") or (d.get("equivalent") if compat == "signature" else d.get("symbol"))
-            if compat == "identical" and call in (None, f["symbol"]):
-                continue
-            if compat in ("identical", "renamed") or (compat == "signature" and call):
-                entries[r].append(Entry(index, SYMBOL, text(call)))
-                continue
-            if compat == "layout":
-                conversions = _conversions(f, release.name, newest_name, f_ir)
-                if not isinstance(conversions, str):
-                    adapter = Adapter(len(adapters), f, release.name, d["symbol"], conversions, index)
-                    adapters.append(adapter)
-                    entries[r].append(Entry(index, ADAPTER, text(d["symbol"]), text(
-                        f"{d.get('reason') or 'a record has another layout'}: called through an adapter that "
-                        f"converts it field by field"), adapter.index))
-                    continue
-                reason = f"{d.get('reason') or 'a record has another layout'} ({conversions})"
-            else:
-                reason = d.get("reason") or "its signature differs"
-            first_callable = _first_callable(per, names)
-            needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
-            entries[r].append(Entry(index, REFUSED, "", text(
-                f"the CUDA {newest_name} form does not exist: {reason}{needs}")))
+            elif action in (Action.CALL, Action.EQUIVALENT):
+                entries[r].append(Entry(index, code, text(d["call_symbol"])))
+            elif action is Action.ADAPT:
+                adapter = Adapter(len(adapters), f, release.name, d["call_symbol"],
+                                  _conversions(f, release.name, newest_name, f_ir), index)
+                adapters.append(adapter)
+                entries[r].append(Entry(index, code, text(d["call_symbol"]), text(
+                    f"{d['reason']}: called through an adapter that converts it field by field"), adapter.index))
+            elif action is Action.REFUSE:
+                first_callable = _first_callable(per, names)
+                needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
+                entries[r].append(Entry(index, code, "", text(f"{d['reason']}{needs}")))
+            else:  # Action.SEMANTIC: issue 28 item 1 emits its adapters
+                raise NotImplementedError(f"{f['name']} in CUDA {release.name}: semantic adapters are not emitted yet")
     return ReleasePlan(releases, entries, adapters, history, strings)
 
 
 def _first_callable(per: dict, names: list[str]) -> str | None:
-    """The oldest release read where the newest form can be called (the same ABI under some name)."""
+    """The oldest release read, of the unbroken run from the newest down, where the newest form is
+    called as it is (under some name)."""
     oldest = None
     for name in names:
         d = per.get(name)
-        if d is None or not d.get("declared"):
+        if d is None or Action(d["action"]) not in (Action.CALL, Action.EQUIVALENT):
             break
-        compat = d.get("compat", "identical")
-        if compat in ("identical", "renamed") or (compat == "signature" and d.get("equivalent")):
-            oldest = name
-        else:
-            break
+        oldest = name
     return oldest

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "info.h"
+#include "release_actions.h"
 #include "internal.h"
 #include "library.h"
 #include "loaded_objects.h"
@@ -115,7 +116,7 @@ static void check_driver(cubind_library library, const char *release, const stru
         return;
     }
     if (driver->cuda_major >= 0) {
-        int level = driver->cuda_major * 1000 + driver->cuda_minor * 10, need = major * 1000 + minor * 10;
+        int level = CUBIND__CUDA_NUMBER(driver->cuda_major, driver->cuda_minor), need = CUBIND__CUDA_NUMBER(major, minor);
         if (level >= need)
             add("driver-supports-release", library, CUBIND_CHECK_OK,
                 "%s is called as CUDA %s; the driver supports CUDA %d.%d (%s; its release is unknown)", file, release,

@@ -288,14 +288,14 @@ static void record_not_callable(cubind_library library, size_t index, const cubi
     const char *status_name = cubind_status_name(library, d->status_missing_symbol);
     const char *release = cubind__release_name(library, states[library].release);
     if (r->reason == NULL && d->serves_every_release && lib->version[0] >= 0 &&
-        lib->version[0] * 1000 + (lib->version[1] > 0 ? lib->version[1] : 0) * 10 < d->abi_version) {
+        CUBIND__CUDA_NUMBER(lib->version[0], lib->version[1] > 0 ? lib->version[1] : 0) < d->abi_version) {
         /* one library for every release, older than the bindings: the function needs a newer one */
         cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
                              d->status_missing_symbol,
                              "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "
                              "generated for); %s (%s) supports CUDA %s, so the call returns %s (%d)",
-                             cubind__function_name(t, index), d->file, d->abi_version / 1000,
-                             d->abi_version % 1000 / 10, d->file, lib->path_escaped, lib->version_text,
+                             cubind__function_name(t, index), d->file, CUBIND__CUDA_MAJOR(d->abi_version),
+                             CUBIND__CUDA_MINOR(d->abi_version), d->file, lib->path_escaped, lib->version_text,
                              status_name != NULL ? status_name : "?", d->status_missing_symbol);
         return;
     }

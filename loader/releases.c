@@ -127,7 +127,7 @@ static int choose(const cubind__release_table *t, const int version[3], int stri
     return -1;
 }
 
-/* cubind_require_release: the oldest CUDA release (major * 1000 + minor * 10) accepted per library. */
+/* cubind_require_release: the oldest CUDA release (CUBIND__CUDA_NUMBER) accepted per library. */
 static atomic_int required[CUBIND_LIBRARY_COUNT];
 
 static int release_number(const char *name)
@@ -135,7 +135,7 @@ static int release_number(const char *name)
     int major = 0, minor = 0;
     if (sscanf(name, "%d.%d", &major, &minor) < 1)
         return 0;
-    return major * 1000 + minor * 10;
+    return CUBIND__CUDA_NUMBER(major, minor);
 }
 
 int cubind__newer_major_allowed(void)
@@ -199,7 +199,7 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
     if (minimum != 0 && release_number(cubind__release_at(t, (size_t)release)->name) < minimum) {
         cubind__strbuf_printf(why, "it is called as CUDA %s; the program requires CUDA %d.%d or newer "
                               "(cubind_require_release)", cubind__release_at(t, (size_t)release)->name,
-                              minimum / 1000, minimum % 1000 / 10);
+                              CUBIND__CUDA_MAJOR(minimum), CUBIND__CUDA_MINOR(minimum));
         return -1;
     }
     return release;
@@ -207,7 +207,7 @@ int cubind__release_of(cubind_library library, const int version[3], cubind__str
 
 cubind_error_kind cubind__require_release(cubind_library library, int major, int minor)
 {
-    atomic_store_explicit(&required[library], major * 1000 + minor * 10, memory_order_release);
+    atomic_store_explicit(&required[library], CUBIND__CUDA_NUMBER(major, minor), memory_order_release);
     return CUBIND_OK;
 }
 

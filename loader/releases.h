@@ -30,13 +30,10 @@ typedef struct cubind__release {
                                              `cuda`: cuSOLVER 11.4.2 for 12.x); -1s: its major says */
 } cubind__release;
 
-/* What a call of one function becomes in one older release. */
-enum cubind__release_action {
-    CUBIND__RELEASE_SYMBOL = 1,  /* another entry point with the newest ABI (`symbol`) */
-    CUBIND__RELEASE_ADAPTER = 2, /* the adapter `adapter`, which calls `symbol` with the release's layouts */
-    CUBIND__RELEASE_REFUSED = 3, /* declared with another ABI and no equivalent: never called */
-    CUBIND__RELEASE_ABSENT = 4   /* not declared in that release: never called */
-};
+/* enum cubind__release_action (SYMBOL: another entry point with the newest ABI, `symbol`;
+ * ADAPTER: the adapter `adapter`, which calls `symbol` with the release's layouts; REFUSED, ABSENT:
+ * never called; SEMANTIC: reserved) and CUBIND__CUDA_NUMBER, from generator/release_actions.py. */
+#include "release_actions.h"
 
 typedef struct cubind__release_entry {
     unsigned function;       /* index in the library's symbol table */

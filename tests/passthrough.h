@@ -6,6 +6,7 @@
 #define CUBIND_TEST_PASSTHROUGH_H
 
 #include "cubind/cubind.h"
+#include "release_actions.h" /* generated/src: enum cubind__release_action */
 
 /* The wrapper recorded the mock's non-success status as a status error of `function`: its message
  * is the status's, followed by why no GPU can be used here when `no_gpu` (the status can mean "no
@@ -25,10 +26,9 @@ void cubind_test_assert_no_error(void);
 /* What a function's call is in each older release whose call differs from the newest's. */
 struct cubind_test_release_call {
     const char *release; /* "12.4" */
-    int action;          /* loader/releases.h: 1 another symbol, 2 an adapter, 3 refused, 4 absent */
-    const char *symbol;  /* the symbol called (1, 2), or the release's own (3) */
+    int action;          /* enum cubind__release_action */
+    const char *symbol;  /* the symbol called (SYMBOL, ADAPTER), or the release's own (REFUSED) */
 };
-enum { CUBIND_TEST_ADAPTER = 2, CUBIND_TEST_NOT_CALLED = 3 };
 
 /* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
  * and in `*action` what the call is there (0: as in the newest). */

@@ -618,6 +618,28 @@ static void test_version_contradicts_soname(void **state)
     in_child(version_contradicts_soname);
 }
 
+/* CUDA 12.4's runtime: cudaGraphAddNode is refused, and the reason names the entry point 12.4 has
+ * with the newest parameters (cudaGraphAddNode_v2) and the obstacle: parameter nodeParams, whose
+ * record's union members changed (generator/release_compare.py). */
+static void refusal_names_the_obstacle(void)
+{
+    struct cubind_function_info info = {.size = sizeof info};
+    path_env("CUBIND_RUNTIME_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcudart.so.13");
+    CHECK(cubind_function_info("cudaGraphAddNode", &info) == CUBIND_OK);
+    CHECK(info.state == CUBIND_FUNCTION_REFUSED && info.release != NULL && strcmp(info.release, "12.4") == 0);
+    CHECK(info.reason != NULL && strstr(info.reason, "CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA ") != NULL);
+    CHECK(strstr(info.reason, "parameter nodeParams") != NULL && strstr(info.reason, "union member graph differs") != NULL);
+    /* and the error record of a call says the same */
+    CHECK(cubind_runtime_graph_add_node(NULL, NULL, NULL, NULL, 0, NULL) != cudaSuccess);
+    CHECK(strstr(cubind_last_error()->message, "cudaGraphAddNode_v2") != NULL);
+}
+
+static void test_refusal_names_the_obstacle(void **state)
+{
+    (void)state;
+    in_child(refusal_names_the_obstacle);
+}
+
 /* A cuBLASLt of the next major (libcublasLt.so.14 answering 14.0.0): refused, with the reason, unless
  * CUBIND_ALLOW_NEWER_MAJOR=1, which calls it as the newest release read and says so. */
 static void newer_major(void)
@@ -788,7 +810,7 @@ int main(void)
         cmocka_unit_test(test_mixed_releases), cmocka_unit_test(test_new_driver),
         cmocka_unit_test(test_cancelled_while_gathering), cmocka_unit_test(test_nvml_initialized_once),
         cmocka_unit_test(test_unterminated_nvml), cmocka_unit_test(test_unterminated_driver),
-        cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname),
+        cmocka_unit_test(test_count_out_of_range), cmocka_unit_test(test_version_contradicts_soname), cmocka_unit_test(test_refusal_names_the_obstacle),
         cmocka_unit_test(test_newer_major), cmocka_unit_test(test_require_during_load),
         cmocka_unit_test(test_called_as_cuda_major), cmocka_unit_test(test_newer_minor_is_called_as_the_newest_of_its_major),
     };

@@ -291,7 +291,8 @@ $(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h
 	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_no_gpu.c loader/no_gpu.c $(LDFLAGS_SAN) -lcmocka -lpthread
 test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCKS) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt) $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cusolver) \
-              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_curand) $(NEXT_MOCK)
+              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_curand) \
+              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_runtime) $(NEXT_MOCK)
 	$(RESULTS) run test_no_gpu cmocka -- $(TEST_BUILD)/test_no_gpu
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_TEST_NEXT_MOCK=$(abspath $(NEXT_MOCK)) \
@@ -532,19 +533,19 @@ gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-li
 	    $(TEST_BUILD)/gpu/toolkit-12.4/
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each configured older release
-# ([[release]], `python3 -m generator.releases names`) with a runtime in the releases cache, built
+# ([[release]], `python3 -m generator.release_headers names`) with a runtime in the releases cache, built
 # against that release's headers and linked to its libcudart (copied beside it, to travel to the GPU
 # machine); the releases carried are listed in releases.txt, which releases.sh runs every one of. A
 # release whose runtime lacks the graph-edge and capture forms of the newest one (11.8: no
 # cudaStreamGetCaptureInfo_v3) has no direct build.
-RELEASES_CACHE = $(shell $(PYTHON) -m generator.releases cache)
+RELEASES_CACHE = $(shell $(PYTHON) -m generator.release_headers cache)
 .PHONY: gpu-releases
 gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases.c -o $(TEST_BUILD)/gpu/releases-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 	: > $(TEST_BUILD)/gpu/releases.txt
-	for release in $$($(PYTHON) -m generator.releases names); do \
+	for release in $$($(PYTHON) -m generator.release_headers names); do \
 	    dir=$(RELEASES_CACHE)/$$release; lib=$$(ls $$dir/lib/libcudart.so.* 2>/dev/null | head -n 1); \
 	    [ -n "$$lib" ] || continue; \
 	    grep -q cudaStreamGetCaptureInfo_v3 $$dir/include/cuda_runtime_api.h || continue; \

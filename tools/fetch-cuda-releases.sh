@@ -41,8 +41,8 @@ done
 
 PYTHON=${PYTHON:-/usr/bin/python3}
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=$(cd "$root" && "$PYTHON" -m generator.releases cache)
-plan=$(cd "$root" && "$PYTHON" -m generator.releases plan "$which")
+cache=$(cd "$root" && "$PYTHON" -m generator.release_headers cache)
+plan=$(cd "$root" && "$PYTHON" -m generator.release_headers plan "$which")
 [ -n "$plan" ] || exit 0
 tab=$(printf '\t')
 
@@ -53,7 +53,7 @@ flock 9
 
 # The release's private apt state, its package lists brought up to date.
 # $1 release, $2 suite, $3 archive, $4 components (comma-separated), $5 keyring (the sources.list
-# itself is the configuration's: generator.releases sources)
+# itself is the configuration's: generator.release_headers sources)
 apt_state() {
     state="$cache/.apt/$1"
     mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/trusted.gpg.d" "$state/preferences.d"
@@ -64,7 +64,7 @@ apt_state() {
     fi
     # One line per suite of the release, with its keyring (and check-valid-until=no where the
     # release's configuration allows an expired Release file: that release's lines only).
-    (cd "$root" && "$PYTHON" -m generator.releases sources "$1") > "$state/sources.list"
+    (cd "$root" && "$PYTHON" -m generator.release_headers sources "$1") > "$state/sources.list"
     # Read instead of /etc/apt/apt.conf and /etc/apt/apt.conf.d: nothing of the system's applies.
     cat > "$state/apt.conf" <<EOF
 Dir::Etc::Main "/dev/null";

@@ -62,7 +62,7 @@ static void test_cubind_cudnn_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -86,7 +86,7 @@ static void test_cubind_cudnn_get_max_device_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_max_device_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -110,7 +110,7 @@ static void test_cubind_cudnn_get_cudart_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_cudart_version();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (size_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -136,7 +136,7 @@ static void test_cubind_cudnn_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_error_string(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -161,7 +161,7 @@ static void test_cubind_cudnn_get_last_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_cudnn_get_last_error_string(message, max_size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         cubind_test_assert_no_error();
     }
@@ -192,7 +192,7 @@ static void test_cubind_cudnn_query_runtime_error(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_query_runtime_error(handle, rstatus, mode, tag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnQueryRuntimeError", (int)cubind_expected, 0);
@@ -220,7 +220,7 @@ static void test_cubind_cudnn_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetProperty", (int)cubind_expected, 0);
@@ -246,7 +246,7 @@ static void test_cubind_cudnn_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreate", (int)cubind_expected, 0);
@@ -272,7 +272,7 @@ static void test_cubind_cudnn_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroy", (int)cubind_expected, 0);
@@ -300,7 +300,7 @@ static void test_cubind_cudnn_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetStream", (int)cubind_expected, 0);
@@ -328,7 +328,7 @@ static void test_cubind_cudnn_get_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetStream", (int)cubind_expected, 0);
@@ -358,7 +358,7 @@ static void test_cubind_cudnn_set_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_callback(mask, udata, fptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCallback", (int)cubind_expected, 0);
@@ -388,7 +388,7 @@ static void test_cubind_cudnn_get_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_callback(mask, udata, fptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCallback", (int)cubind_expected, 0);
@@ -412,7 +412,7 @@ static void test_cubind_cudnn_graph_version_check(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_graph_version_check();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGraphVersionCheck", (int)cubind_expected, 0);
@@ -440,7 +440,7 @@ static void test_cubind_cudnn_backend_create_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_create_descriptor(descriptorType, descriptor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendCreateDescriptor", (int)cubind_expected, 0);
@@ -466,7 +466,7 @@ static void test_cubind_cudnn_backend_destroy_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_destroy_descriptor(descriptor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendDestroyDescriptor", (int)cubind_expected, 0);
@@ -492,7 +492,7 @@ static void test_cubind_cudnn_backend_initialize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_initialize(descriptor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendInitialize", (int)cubind_expected, 0);
@@ -518,7 +518,7 @@ static void test_cubind_cudnn_backend_finalize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_finalize(descriptor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendFinalize", (int)cubind_expected, 0);
@@ -552,7 +552,7 @@ static void test_cubind_cudnn_backend_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_set_attribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendSetAttribute", (int)cubind_expected, 0);
@@ -588,7 +588,7 @@ static void test_cubind_cudnn_backend_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_get_attribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendGetAttribute", (int)cubind_expected, 0);
@@ -618,7 +618,7 @@ static void test_cubind_cudnn_backend_execute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_execute(handle, executionPlan, variantPack);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendExecute", (int)cubind_expected, 0);
@@ -650,7 +650,7 @@ static void test_cubind_cudnn_backend_populate_cuda_graph(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_populate_cuda_graph(handle, executionPlan, variantPack, graph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendPopulateCudaGraph", (int)cubind_expected, 0);
@@ -682,7 +682,7 @@ static void test_cubind_cudnn_backend_update_cuda_graph(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_backend_update_cuda_graph(handle, executionPlan, variantPack, graph);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendUpdateCudaGraph", (int)cubind_expected, 0);
@@ -708,7 +708,7 @@ static void test_cubind_cudnn_create_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_tensor_descriptor(tensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorDescriptor", (int)cubind_expected, 0);
@@ -746,7 +746,7 @@ static void test_cubind_cudnn_set_tensor4d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor4d_descriptor(tensorDesc, format, dataType, n, c, h, w);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptor", (int)cubind_expected, 0);
@@ -790,7 +790,7 @@ static void test_cubind_cudnn_set_tensor4d_descriptor_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor4d_descriptor_ex(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor4dDescriptorEx", (int)cubind_expected, 0);
@@ -834,7 +834,7 @@ static void test_cubind_cudnn_get_tensor4d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_tensor4d_descriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensor4dDescriptor", (int)cubind_expected, 0);
@@ -868,7 +868,7 @@ static void test_cubind_cudnn_set_tensor_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor_nd_descriptor(tensorDesc, dataType, nbDims, dimA, strideA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptor", (int)cubind_expected, 0);
@@ -902,7 +902,7 @@ static void test_cubind_cudnn_set_tensor_nd_descriptor_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor_nd_descriptor_ex(tensorDesc, format, dataType, nbDims, dimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorNdDescriptorEx", (int)cubind_expected, 0);
@@ -938,7 +938,7 @@ static void test_cubind_cudnn_get_tensor_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_tensor_nd_descriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorNdDescriptor", (int)cubind_expected, 0);
@@ -966,7 +966,7 @@ static void test_cubind_cudnn_get_tensor_size_in_bytes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_tensor_size_in_bytes(tensorDesc, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorSizeInBytes", (int)cubind_expected, 0);
@@ -992,7 +992,7 @@ static void test_cubind_cudnn_destroy_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_tensor_descriptor(tensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorDescriptor", (int)cubind_expected, 0);
@@ -1024,7 +1024,7 @@ static void test_cubind_cudnn_init_transform_dest(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_init_transform_dest(transformDesc, srcDesc, destDesc, destSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnInitTransformDest", (int)cubind_expected, 0);
@@ -1050,7 +1050,7 @@ static void test_cubind_cudnn_create_tensor_transform_descriptor(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_tensor_transform_descriptor(transformDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorTransformDescriptor", (int)cubind_expected, 0);
@@ -1088,7 +1088,7 @@ static void test_cubind_cudnn_set_tensor_transform_descriptor(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor_transform_descriptor(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensorTransformDescriptor", (int)cubind_expected, 0);
@@ -1126,7 +1126,7 @@ static void test_cubind_cudnn_get_tensor_transform_descriptor(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_tensor_transform_descriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorTransformDescriptor", (int)cubind_expected, 0);
@@ -1152,7 +1152,7 @@ static void test_cubind_cudnn_destroy_tensor_transform_descriptor(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_tensor_transform_descriptor(transformDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyTensorTransformDescriptor", (int)cubind_expected, 0);
@@ -1190,7 +1190,7 @@ static void test_cubind_cudnn_transform_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_transform_tensor(handle, alpha, xDesc, x, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensor", (int)cubind_expected, 0);
@@ -1230,7 +1230,7 @@ static void test_cubind_cudnn_transform_tensor_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_transform_tensor_ex(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformTensorEx", (int)cubind_expected, 0);
@@ -1268,7 +1268,7 @@ static void test_cubind_cudnn_add_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_add_tensor(handle, alpha, aDesc, A, beta, cDesc, C);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAddTensor", (int)cubind_expected, 0);
@@ -1294,7 +1294,7 @@ static void test_cubind_cudnn_create_op_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_op_tensor_descriptor(opTensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateOpTensorDescriptor", (int)cubind_expected, 0);
@@ -1326,7 +1326,7 @@ static void test_cubind_cudnn_set_op_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetOpTensorDescriptor", (int)cubind_expected, 0);
@@ -1358,7 +1358,7 @@ static void test_cubind_cudnn_get_op_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetOpTensorDescriptor", (int)cubind_expected, 0);
@@ -1384,7 +1384,7 @@ static void test_cubind_cudnn_destroy_op_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_op_tensor_descriptor(opTensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyOpTensorDescriptor", (int)cubind_expected, 1);
@@ -1430,7 +1430,7 @@ static void test_cubind_cudnn_op_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_op_tensor(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpTensor", (int)cubind_expected, 0);
@@ -1456,7 +1456,7 @@ static void test_cubind_cudnn_create_reduce_tensor_descriptor(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_reduce_tensor_descriptor(reduceTensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateReduceTensorDescriptor", (int)cubind_expected, 0);
@@ -1492,7 +1492,7 @@ static void test_cubind_cudnn_set_reduce_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetReduceTensorDescriptor", (int)cubind_expected, 0);
@@ -1528,7 +1528,7 @@ static void test_cubind_cudnn_get_reduce_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReduceTensorDescriptor", (int)cubind_expected, 0);
@@ -1554,7 +1554,7 @@ static void test_cubind_cudnn_destroy_reduce_tensor_descriptor(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_reduce_tensor_descriptor(reduceTensorDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyReduceTensorDescriptor", (int)cubind_expected, 1);
@@ -1588,7 +1588,7 @@ static void test_cubind_cudnn_get_reduction_indices_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_reduction_indices_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionIndicesSize", (int)cubind_expected, 0);
@@ -1622,7 +1622,7 @@ static void test_cubind_cudnn_get_reduction_workspace_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_reduction_workspace_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionWorkspaceSize", (int)cubind_expected, 0);
@@ -1670,7 +1670,7 @@ static void test_cubind_cudnn_reduce_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_reduce_tensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReduceTensor", (int)cubind_expected, 0);
@@ -1702,7 +1702,7 @@ static void test_cubind_cudnn_set_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_tensor(handle, yDesc, y, valuePtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetTensor", (int)cubind_expected, 0);
@@ -1734,7 +1734,7 @@ static void test_cubind_cudnn_scale_tensor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_scale_tensor(handle, yDesc, y, alpha);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnScaleTensor", (int)cubind_expected, 0);
@@ -1760,7 +1760,7 @@ static void test_cubind_cudnn_create_filter_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_filter_descriptor(filterDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFilterDescriptor", (int)cubind_expected, 0);
@@ -1798,7 +1798,7 @@ static void test_cubind_cudnn_set_filter4d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilter4dDescriptor", (int)cubind_expected, 0);
@@ -1836,7 +1836,7 @@ static void test_cubind_cudnn_get_filter4d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilter4dDescriptor", (int)cubind_expected, 0);
@@ -1870,7 +1870,7 @@ static void test_cubind_cudnn_set_filter_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_filter_nd_descriptor(filterDesc, dataType, format, nbDims, filterDimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFilterNdDescriptor", (int)cubind_expected, 0);
@@ -1906,7 +1906,7 @@ static void test_cubind_cudnn_get_filter_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_filter_nd_descriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterNdDescriptor", (int)cubind_expected, 0);
@@ -1934,7 +1934,7 @@ static void test_cubind_cudnn_get_filter_size_in_bytes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_filter_size_in_bytes(filterDesc, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterSizeInBytes", (int)cubind_expected, 0);
@@ -1974,7 +1974,7 @@ static void test_cubind_cudnn_transform_filter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_transform_filter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnTransformFilter", (int)cubind_expected, 0);
@@ -2000,7 +2000,7 @@ static void test_cubind_cudnn_destroy_filter_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_filter_descriptor(filterDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFilterDescriptor", (int)cubind_expected, 0);
@@ -2042,7 +2042,7 @@ static void test_cubind_cudnn_softmax_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_softmax_forward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxForward", (int)cubind_expected, 0);
@@ -2068,7 +2068,7 @@ static void test_cubind_cudnn_create_pooling_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_pooling_descriptor(poolingDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreatePoolingDescriptor", (int)cubind_expected, 0);
@@ -2110,7 +2110,7 @@ static void test_cubind_cudnn_set_pooling2d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPooling2dDescriptor", (int)cubind_expected, 0);
@@ -2152,7 +2152,7 @@ static void test_cubind_cudnn_get_pooling2d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dDescriptor", (int)cubind_expected, 0);
@@ -2190,7 +2190,7 @@ static void test_cubind_cudnn_set_pooling_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_pooling_nd_descriptor(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetPoolingNdDescriptor", (int)cubind_expected, 0);
@@ -2230,7 +2230,7 @@ static void test_cubind_cudnn_get_pooling_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_pooling_nd_descriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdDescriptor", (int)cubind_expected, 0);
@@ -2262,7 +2262,7 @@ static void test_cubind_cudnn_get_pooling_nd_forward_output_dim(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_pooling_nd_forward_output_dim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdForwardOutputDim", (int)cubind_expected, 0);
@@ -2298,7 +2298,7 @@ static void test_cubind_cudnn_get_pooling2d_forward_output_dim(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_pooling2d_forward_output_dim(poolingDesc, inputTensorDesc, n, c, h, w);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dForwardOutputDim", (int)cubind_expected, 0);
@@ -2324,7 +2324,7 @@ static void test_cubind_cudnn_destroy_pooling_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_pooling_descriptor(poolingDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyPoolingDescriptor", (int)cubind_expected, 0);
@@ -2364,7 +2364,7 @@ static void test_cubind_cudnn_pooling_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_pooling_forward(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingForward", (int)cubind_expected, 0);
@@ -2390,7 +2390,7 @@ static void test_cubind_cudnn_create_activation_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_activation_descriptor(activationDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateActivationDescriptor", (int)cubind_expected, 0);
@@ -2422,7 +2422,7 @@ static void test_cubind_cudnn_set_activation_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptor", (int)cubind_expected, 0);
@@ -2454,7 +2454,7 @@ static void test_cubind_cudnn_get_activation_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptor", (int)cubind_expected, 0);
@@ -2482,7 +2482,7 @@ static void test_cubind_cudnn_set_activation_descriptor_swish_beta(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_activation_descriptor_swish_beta(activationDesc, swish_beta);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetActivationDescriptorSwishBeta", (int)cubind_expected, 0);
@@ -2510,7 +2510,7 @@ static void test_cubind_cudnn_get_activation_descriptor_swish_beta(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_activation_descriptor_swish_beta(activationDesc, swish_beta);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptorSwishBeta", (int)cubind_expected, 0);
@@ -2536,7 +2536,7 @@ static void test_cubind_cudnn_destroy_activation_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_activation_descriptor(activationDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyActivationDescriptor", (int)cubind_expected, 0);
@@ -2576,7 +2576,7 @@ static void test_cubind_cudnn_activation_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_activation_forward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationForward", (int)cubind_expected, 0);
@@ -2602,7 +2602,7 @@ static void test_cubind_cudnn_create_lrn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_lrn_descriptor(normDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateLRNDescriptor", (int)cubind_expected, 0);
@@ -2636,7 +2636,7 @@ static void test_cubind_cudnn_set_lrn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetLRNDescriptor", (int)cubind_expected, 0);
@@ -2670,7 +2670,7 @@ static void test_cubind_cudnn_get_lrn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetLRNDescriptor", (int)cubind_expected, 0);
@@ -2696,7 +2696,7 @@ static void test_cubind_cudnn_destroy_lrn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_lrn_descriptor(lrnDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyLRNDescriptor", (int)cubind_expected, 0);
@@ -2738,7 +2738,7 @@ static void test_cubind_cudnn_lrn_cross_channel_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_lrn_cross_channel_forward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelForward", (int)cubind_expected, 0);
@@ -2786,7 +2786,7 @@ static void test_cubind_cudnn_divisive_normalization_forward(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cudnn_divisive_normalization_forward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationForward", (int)cubind_expected, 0);
@@ -2816,7 +2816,7 @@ static void test_cubind_cudnn_derive_bn_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_derive_bn_tensor_descriptor(derivedBnDesc, xDesc, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveBNTensorDescriptor", (int)cubind_expected, 0);
@@ -2868,7 +2868,7 @@ static void test_cubind_cudnn_batch_normalization_forward_inference(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cudnn_batch_normalization_forward_inference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardInference", (int)cubind_expected, 0);
@@ -2902,7 +2902,7 @@ static void test_cubind_cudnn_derive_norm_tensor_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_derive_norm_tensor_descriptor(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDeriveNormTensorDescriptor", (int)cubind_expected, 0);
@@ -2968,7 +2968,7 @@ static void test_cubind_cudnn_normalization_forward_inference(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_normalization_forward_inference(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardInference", (int)cubind_expected, 0);
@@ -2994,7 +2994,7 @@ static void test_cubind_cudnn_create_spatial_transformer_descriptor(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_spatial_transformer_descriptor(stDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSpatialTransformerDescriptor", (int)cubind_expected, 0);
@@ -3028,7 +3028,7 @@ static void test_cubind_cudnn_set_spatial_transformer_nd_descriptor(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_spatial_transformer_nd_descriptor(stDesc, samplerType, dataType, nbDims, dimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSpatialTransformerNdDescriptor", (int)cubind_expected, 0);
@@ -3054,7 +3054,7 @@ static void test_cubind_cudnn_destroy_spatial_transformer_descriptor(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_spatial_transformer_descriptor(stDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySpatialTransformerDescriptor", (int)cubind_expected, 1);
@@ -3086,7 +3086,7 @@ static void test_cubind_cudnn_spatial_tf_grid_generator_forward(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cudnn_spatial_tf_grid_generator_forward(handle, stDesc, theta, grid);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorForward", (int)cubind_expected, 0);
@@ -3128,7 +3128,7 @@ static void test_cubind_cudnn_spatial_tf_sampler_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_spatial_tf_sampler_forward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerForward", (int)cubind_expected, 0);
@@ -3154,7 +3154,7 @@ static void test_cubind_cudnn_create_dropout_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_dropout_descriptor(dropoutDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateDropoutDescriptor", (int)cubind_expected, 0);
@@ -3180,7 +3180,7 @@ static void test_cubind_cudnn_destroy_dropout_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_dropout_descriptor(dropoutDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyDropoutDescriptor", (int)cubind_expected, 0);
@@ -3208,7 +3208,7 @@ static void test_cubind_cudnn_dropout_get_states_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_dropout_get_states_size(handle, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetStatesSize", (int)cubind_expected, 1);
@@ -3236,7 +3236,7 @@ static void test_cubind_cudnn_dropout_get_reserve_space_size(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cudnn_dropout_get_reserve_space_size(xdesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetReserveSpaceSize", (int)cubind_expected, 0);
@@ -3272,7 +3272,7 @@ static void test_cubind_cudnn_set_dropout_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetDropoutDescriptor", (int)cubind_expected, 0);
@@ -3308,7 +3308,7 @@ static void test_cubind_cudnn_restore_dropout_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_restore_dropout_descriptor(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRestoreDropoutDescriptor", (int)cubind_expected, 0);
@@ -3342,7 +3342,7 @@ static void test_cubind_cudnn_get_dropout_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_dropout_descriptor(dropoutDesc, handle, dropout, states, seed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetDropoutDescriptor", (int)cubind_expected, 0);
@@ -3382,7 +3382,7 @@ static void test_cubind_cudnn_dropout_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_dropout_forward(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutForward", (int)cubind_expected, 0);
@@ -3406,7 +3406,7 @@ static void test_cubind_cudnn_ops_version_check(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_ops_version_check();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnOpsVersionCheck", (int)cubind_expected, 0);
@@ -3452,7 +3452,7 @@ static void test_cubind_cudnn_softmax_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_softmax_backward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSoftmaxBackward", (int)cubind_expected, 0);
@@ -3500,7 +3500,7 @@ static void test_cubind_cudnn_pooling_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_pooling_backward(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnPoolingBackward", (int)cubind_expected, 0);
@@ -3548,7 +3548,7 @@ static void test_cubind_cudnn_activation_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_activation_backward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnActivationBackward", (int)cubind_expected, 0);
@@ -3598,7 +3598,7 @@ static void test_cubind_cudnn_lrn_cross_channel_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_lrn_cross_channel_backward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnLRNCrossChannelBackward", (int)cubind_expected, 0);
@@ -3650,7 +3650,7 @@ static void test_cubind_cudnn_divisive_normalization_backward(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_divisive_normalization_backward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDivisiveNormalizationBackward", (int)cubind_expected, 0);
@@ -3692,7 +3692,7 @@ static void test_cubind_cudnn_get_batch_normalization_forward_training_ex_worksp
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", (int)cubind_expected, 0);
@@ -3738,7 +3738,7 @@ static void test_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", (int)cubind_expected, 0);
@@ -3774,7 +3774,7 @@ static void test_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", (int)cubind_expected, 0);
@@ -3832,7 +3832,7 @@ static void test_cubind_cudnn_batch_normalization_forward_training(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_batch_normalization_forward_training(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTraining", (int)cubind_expected, 0);
@@ -3906,7 +3906,7 @@ static void test_cubind_cudnn_batch_normalization_forward_training_ex(void **cub
         cubind_clear_error();
         cubind_result = cubind_cudnn_batch_normalization_forward_training_ex(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationForwardTrainingEx", (int)cubind_expected, 0);
@@ -3968,7 +3968,7 @@ static void test_cubind_cudnn_batch_normalization_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_batch_normalization_backward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackward", (int)cubind_expected, 0);
@@ -4052,7 +4052,7 @@ static void test_cubind_cudnn_batch_normalization_backward_ex(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cudnn_batch_normalization_backward_ex(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBatchNormalizationBackwardEx", (int)cubind_expected, 0);
@@ -4100,7 +4100,7 @@ static void test_cubind_cudnn_get_normalization_forward_training_workspace_size(
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_normalization_forward_training_workspace_size(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationForwardTrainingWorkspaceSize", (int)cubind_expected, 0);
@@ -4152,7 +4152,7 @@ static void test_cubind_cudnn_get_normalization_backward_workspace_size(void **c
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_normalization_backward_workspace_size(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationBackwardWorkspaceSize", (int)cubind_expected, 0);
@@ -4192,7 +4192,7 @@ static void test_cubind_cudnn_get_normalization_training_reserve_space_size(void
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_normalization_training_reserve_space_size(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationTrainingReserveSpaceSize", (int)cubind_expected, 0);
@@ -4272,7 +4272,7 @@ static void test_cubind_cudnn_normalization_forward_training(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cudnn_normalization_forward_training(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationForwardTraining", (int)cubind_expected, 0);
@@ -4362,7 +4362,7 @@ static void test_cubind_cudnn_normalization_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_normalization_backward(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnNormalizationBackward", (int)cubind_expected, 0);
@@ -4394,7 +4394,7 @@ static void test_cubind_cudnn_spatial_tf_grid_generator_backward(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cudnn_spatial_tf_grid_generator_backward(handle, stDesc, dgrid, dtheta);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfGridGeneratorBackward", (int)cubind_expected, 0);
@@ -4446,7 +4446,7 @@ static void test_cubind_cudnn_spatial_tf_sampler_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_spatial_tf_sampler_backward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSpatialTfSamplerBackward", (int)cubind_expected, 0);
@@ -4486,7 +4486,7 @@ static void test_cubind_cudnn_dropout_backward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_dropout_backward(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutBackward", (int)cubind_expected, 0);
@@ -4512,7 +4512,7 @@ static void test_cubind_cudnn_create_rnn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_rnn_descriptor(rnnDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDescriptor", (int)cubind_expected, 0);
@@ -4538,7 +4538,7 @@ static void test_cubind_cudnn_destroy_rnn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_rnn_descriptor(rnnDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDescriptor", (int)cubind_expected, 0);
@@ -4592,7 +4592,7 @@ static void test_cubind_cudnn_set_rnn_descriptor_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDescriptor_v8", (int)cubind_expected, 0);
@@ -4646,7 +4646,7 @@ static void test_cubind_cudnn_get_rnn_descriptor_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDescriptor_v8", (int)cubind_expected, 0);
@@ -4680,7 +4680,7 @@ static void test_cubind_cudnn_rnn_set_clip_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_set_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v8", (int)cubind_expected, 0);
@@ -4712,7 +4712,7 @@ static void test_cubind_cudnn_rnn_set_clip_v9(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_set_clip_v9(rnnDesc, clipMode, lclip, rclip);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNSetClip_v9", (int)cubind_expected, 0);
@@ -4746,7 +4746,7 @@ static void test_cubind_cudnn_rnn_get_clip_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_get_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v8", (int)cubind_expected, 0);
@@ -4778,7 +4778,7 @@ static void test_cubind_cudnn_rnn_get_clip_v9(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_get_clip_v9(rnnDesc, clipMode, lclip, rclip);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v9", (int)cubind_expected, 0);
@@ -4808,7 +4808,7 @@ static void test_cubind_cudnn_build_rnn_dynamic(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_build_rnn_dynamic(handle, rnnDesc, miniBatch);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBuildRNNDynamic", (int)cubind_expected, 0);
@@ -4844,7 +4844,7 @@ static void test_cubind_cudnn_get_rnn_temp_space_sizes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_rnn_temp_space_sizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNTempSpaceSizes", (int)cubind_expected, 0);
@@ -4874,7 +4874,7 @@ static void test_cubind_cudnn_get_rnn_weight_space_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_rnn_weight_space_size(handle, rnnDesc, weightSpaceSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightSpaceSize", (int)cubind_expected, 0);
@@ -4918,7 +4918,7 @@ static void test_cubind_cudnn_get_rnn_weight_params(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_rnn_weight_params(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightParams", (int)cubind_expected, 0);
@@ -4944,7 +4944,7 @@ static void test_cubind_cudnn_create_rnn_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_rnn_data_descriptor(rnnDataDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDataDescriptor", (int)cubind_expected, 0);
@@ -4970,7 +4970,7 @@ static void test_cubind_cudnn_destroy_rnn_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_rnn_data_descriptor(rnnDataDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyRNNDataDescriptor", (int)cubind_expected, 0);
@@ -5010,7 +5010,7 @@ static void test_cubind_cudnn_set_rnn_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetRNNDataDescriptor", (int)cubind_expected, 0);
@@ -5052,7 +5052,7 @@ static void test_cubind_cudnn_get_rnn_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDataDescriptor", (int)cubind_expected, 0);
@@ -5116,7 +5116,7 @@ static void test_cubind_cudnn_rnn_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_forward(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNForward", (int)cubind_expected, 1);
@@ -5142,7 +5142,7 @@ static void test_cubind_cudnn_create_seq_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_seq_data_descriptor(seqDataDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSeqDataDescriptor", (int)cubind_expected, 0);
@@ -5168,7 +5168,7 @@ static void test_cubind_cudnn_destroy_seq_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_seq_data_descriptor(seqDataDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroySeqDataDescriptor", (int)cubind_expected, 0);
@@ -5208,7 +5208,7 @@ static void test_cubind_cudnn_set_seq_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_seq_data_descriptor(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetSeqDataDescriptor", (int)cubind_expected, 0);
@@ -5252,7 +5252,7 @@ static void test_cubind_cudnn_get_seq_data_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_seq_data_descriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetSeqDataDescriptor", (int)cubind_expected, 0);
@@ -5278,7 +5278,7 @@ static void test_cubind_cudnn_create_attn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_attn_descriptor(attnDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateAttnDescriptor", (int)cubind_expected, 1);
@@ -5304,7 +5304,7 @@ static void test_cubind_cudnn_destroy_attn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_attn_descriptor(attnDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyAttnDescriptor", (int)cubind_expected, 0);
@@ -5368,7 +5368,7 @@ static void test_cubind_cudnn_set_attn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetAttnDescriptor", (int)cubind_expected, 0);
@@ -5432,7 +5432,7 @@ static void test_cubind_cudnn_get_attn_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetAttnDescriptor", (int)cubind_expected, 0);
@@ -5466,7 +5466,7 @@ static void test_cubind_cudnn_get_multi_head_attn_buffers(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_multi_head_attn_buffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnBuffers", (int)cubind_expected, 0);
@@ -5504,7 +5504,7 @@ static void test_cubind_cudnn_get_multi_head_attn_weights(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_multi_head_attn_weights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnWeights", (int)cubind_expected, 0);
@@ -5572,7 +5572,7 @@ static void test_cubind_cudnn_multi_head_attn_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_multi_head_attn_forward(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnForward", (int)cubind_expected, 0);
@@ -5596,7 +5596,7 @@ static void test_cubind_cudnn_adv_version_check(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_adv_version_check();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnAdvVersionCheck", (int)cubind_expected, 0);
@@ -5664,7 +5664,7 @@ static void test_cubind_cudnn_rnn_backward_data_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_backward_data_v8(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardData_v8", (int)cubind_expected, 0);
@@ -5720,7 +5720,7 @@ static void test_cubind_cudnn_rnn_backward_weights_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_rnn_backward_weights_v8(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNBackwardWeights_v8", (int)cubind_expected, 0);
@@ -5790,7 +5790,7 @@ static void test_cubind_cudnn_multi_head_attn_backward_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_multi_head_attn_backward_data(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardData", (int)cubind_expected, 0);
@@ -5850,7 +5850,7 @@ static void test_cubind_cudnn_multi_head_attn_backward_weights(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cudnn_multi_head_attn_backward_weights(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMultiHeadAttnBackwardWeights", (int)cubind_expected, 0);
@@ -5876,7 +5876,7 @@ static void test_cubind_cudnn_create_ctc_loss_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_ctc_loss_descriptor(ctcLossDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateCTCLossDescriptor", (int)cubind_expected, 0);
@@ -5904,7 +5904,7 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_ctc_loss_descriptor(ctcLossDesc, compType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor", (int)cubind_expected, 0);
@@ -5936,7 +5936,7 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptorEx", (int)cubind_expected, 0);
@@ -5970,7 +5970,7 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v8", (int)cubind_expected, 0);
@@ -6004,7 +6004,7 @@ static void test_cubind_cudnn_set_ctc_loss_descriptor_v9(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetCTCLossDescriptor_v9", (int)cubind_expected, 0);
@@ -6032,7 +6032,7 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_descriptor(ctcLossDesc, compType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor", (int)cubind_expected, 0);
@@ -6064,7 +6064,7 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptorEx", (int)cubind_expected, 0);
@@ -6098,7 +6098,7 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v8", (int)cubind_expected, 0);
@@ -6132,7 +6132,7 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v9(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v9", (int)cubind_expected, 0);
@@ -6158,7 +6158,7 @@ static void test_cubind_cudnn_destroy_ctc_loss_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_ctc_loss_descriptor(ctcLossDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyCTCLossDescriptor", (int)cubind_expected, 0);
@@ -6208,7 +6208,7 @@ static void test_cubind_cudnn_ctc_loss(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_ctc_loss(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss", (int)cubind_expected, 0);
@@ -6258,7 +6258,7 @@ static void test_cubind_cudnn_ctc_loss_v8(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_ctc_loss_v8(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCTCLoss_v8", (int)cubind_expected, 0);
@@ -6300,7 +6300,7 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_workspace_size(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize", (int)cubind_expected, 0);
@@ -6336,7 +6336,7 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size_v8(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_ctc_loss_workspace_size_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize_v8", (int)cubind_expected, 0);
@@ -6362,7 +6362,7 @@ static void test_cubind_cudnn_create_convolution_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_convolution_descriptor(convDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateConvolutionDescriptor", (int)cubind_expected, 0);
@@ -6388,7 +6388,7 @@ static void test_cubind_cudnn_destroy_convolution_descriptor(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_convolution_descriptor(convDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyConvolutionDescriptor", (int)cubind_expected, 0);
@@ -6416,7 +6416,7 @@ static void test_cubind_cudnn_set_convolution_math_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_convolution_math_type(convDesc, mathType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionMathType", (int)cubind_expected, 0);
@@ -6444,7 +6444,7 @@ static void test_cubind_cudnn_get_convolution_math_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_math_type(convDesc, mathType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionMathType", (int)cubind_expected, 0);
@@ -6472,7 +6472,7 @@ static void test_cubind_cudnn_set_convolution_group_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_convolution_group_count(convDesc, groupCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionGroupCount", (int)cubind_expected, 0);
@@ -6500,7 +6500,7 @@ static void test_cubind_cudnn_get_convolution_group_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_group_count(convDesc, groupCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionGroupCount", (int)cubind_expected, 0);
@@ -6528,7 +6528,7 @@ static void test_cubind_cudnn_set_convolution_reorder_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_convolution_reorder_type(convDesc, reorderType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionReorderType", (int)cubind_expected, 0);
@@ -6556,7 +6556,7 @@ static void test_cubind_cudnn_get_convolution_reorder_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_reorder_type(convDesc, reorderType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionReorderType", (int)cubind_expected, 0);
@@ -6598,7 +6598,7 @@ static void test_cubind_cudnn_set_convolution2d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolution2dDescriptor", (int)cubind_expected, 0);
@@ -6640,7 +6640,7 @@ static void test_cubind_cudnn_get_convolution2d_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dDescriptor", (int)cubind_expected, 0);
@@ -6678,7 +6678,7 @@ static void test_cubind_cudnn_set_convolution_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_convolution_nd_descriptor(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetConvolutionNdDescriptor", (int)cubind_expected, 0);
@@ -6718,7 +6718,7 @@ static void test_cubind_cudnn_get_convolution_nd_descriptor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_nd_descriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdDescriptor", (int)cubind_expected, 0);
@@ -6756,7 +6756,7 @@ static void test_cubind_cudnn_get_convolution2d_forward_output_dim(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution2d_forward_output_dim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dForwardOutputDim", (int)cubind_expected, 0);
@@ -6790,7 +6790,7 @@ static void test_cubind_cudnn_get_convolution_nd_forward_output_dim(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_nd_forward_output_dim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdForwardOutputDim", (int)cubind_expected, 0);
@@ -6818,7 +6818,7 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_max_count(void *
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_forward_algorithm_max_count(handle, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithmMaxCount", (int)cubind_expected, 0);
@@ -6858,7 +6858,7 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_v7(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_forward_algorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithm_v7", (int)cubind_expected, 0);
@@ -6898,7 +6898,7 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_forward_algorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithm", (int)cubind_expected, 0);
@@ -6948,7 +6948,7 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm_ex(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_forward_algorithm_ex(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithmEx", (int)cubind_expected, 1);
@@ -6984,7 +6984,7 @@ static void test_cubind_cudnn_im2_col(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_im2_col(handle, xDesc, x, wDesc, convDesc, colBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnIm2Col", (int)cubind_expected, 0);
@@ -7024,7 +7024,7 @@ static void test_cubind_cudnn_reorder_filter_and_bias(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_reorder_filter_and_bias(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnReorderFilterAndBias", (int)cubind_expected, 0);
@@ -7062,7 +7062,7 @@ static void test_cubind_cudnn_get_convolution_forward_workspace_size(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_forward_workspace_size(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardWorkspaceSize", (int)cubind_expected, 0);
@@ -7112,7 +7112,7 @@ static void test_cubind_cudnn_convolution_forward(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_convolution_forward(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionForward", (int)cubind_expected, 0);
@@ -7172,7 +7172,7 @@ static void test_cubind_cudnn_convolution_bias_activation_forward(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cudnn_convolution_bias_activation_forward(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBiasActivationForward", (int)cubind_expected, 1);
@@ -7200,7 +7200,7 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_max_count(
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_max_count(handle, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", (int)cubind_expected, 0);
@@ -7240,7 +7240,7 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm(void **cu
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithm", (int)cubind_expected, 0);
@@ -7290,7 +7290,7 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm_ex(void *
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm_ex(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithmEx", (int)cubind_expected, 0);
@@ -7330,7 +7330,7 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_v7(void **
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithm_v7", (int)cubind_expected, 0);
@@ -7368,7 +7368,7 @@ static void test_cubind_cudnn_get_convolution_backward_data_workspace_size(void 
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_data_workspace_size(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataWorkspaceSize", (int)cubind_expected, 0);
@@ -7418,7 +7418,7 @@ static void test_cubind_cudnn_convolution_backward_data(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_convolution_backward_data(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardData", (int)cubind_expected, 0);
@@ -7470,7 +7470,7 @@ static void test_cubind_cudnn_get_folded_conv_backward_data_descriptors(void **c
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_folded_conv_backward_data_descriptors(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFoldedConvBackwardDataDescriptors", (int)cubind_expected, 0);
@@ -7494,7 +7494,7 @@ static void test_cubind_cudnn_cnn_version_check(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_cnn_version_check();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCnnVersionCheck", (int)cubind_expected, 0);
@@ -7522,7 +7522,7 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_max_coun
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(handle, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", (int)cubind_expected, 0);
@@ -7562,7 +7562,7 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm(void **
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithm", (int)cubind_expected, 0);
@@ -7612,7 +7612,7 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm_ex(void
         cubind_clear_error();
         cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm_ex(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithmEx", (int)cubind_expected, 0);
@@ -7652,7 +7652,7 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_v7(void 
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", (int)cubind_expected, 0);
@@ -7690,7 +7690,7 @@ static void test_cubind_cudnn_get_convolution_backward_filter_workspace_size(voi
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_convolution_backward_filter_workspace_size(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterWorkspaceSize", (int)cubind_expected, 0);
@@ -7740,7 +7740,7 @@ static void test_cubind_cudnn_convolution_backward_filter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_convolution_backward_filter(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardFilter", (int)cubind_expected, 0);
@@ -7778,7 +7778,7 @@ static void test_cubind_cudnn_convolution_backward_bias(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_convolution_backward_bias(handle, alpha, dyDesc, dy, beta, dbDesc, db);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnConvolutionBackwardBias", (int)cubind_expected, 0);
@@ -7806,7 +7806,7 @@ static void test_cubind_cudnn_create_fused_ops_const_param_pack(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_fused_ops_const_param_pack(constPack, ops);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsConstParamPack", (int)cubind_expected, 0);
@@ -7832,7 +7832,7 @@ static void test_cubind_cudnn_destroy_fused_ops_const_param_pack(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_fused_ops_const_param_pack(constPack);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsConstParamPack", (int)cubind_expected, 0);
@@ -7862,7 +7862,7 @@ static void test_cubind_cudnn_set_fused_ops_const_param_pack_attribute(void **cu
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_fused_ops_const_param_pack_attribute(constPack, paramLabel, param);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsConstParamPackAttribute", (int)cubind_expected, 0);
@@ -7894,7 +7894,7 @@ static void test_cubind_cudnn_get_fused_ops_const_param_pack_attribute(void **cu
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_fused_ops_const_param_pack_attribute(constPack, paramLabel, param, isNULL);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsConstParamPackAttribute", (int)cubind_expected, 0);
@@ -7922,7 +7922,7 @@ static void test_cubind_cudnn_create_fused_ops_variant_param_pack(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_fused_ops_variant_param_pack(varPack, ops);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsVariantParamPack", (int)cubind_expected, 0);
@@ -7948,7 +7948,7 @@ static void test_cubind_cudnn_destroy_fused_ops_variant_param_pack(void **cubind
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_fused_ops_variant_param_pack(varPack);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsVariantParamPack", (int)cubind_expected, 0);
@@ -7978,7 +7978,7 @@ static void test_cubind_cudnn_set_fused_ops_variant_param_pack_attribute(void **
         cubind_clear_error();
         cubind_result = cubind_cudnn_set_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnSetFusedOpsVariantParamPackAttribute", (int)cubind_expected, 0);
@@ -8008,7 +8008,7 @@ static void test_cubind_cudnn_get_fused_ops_variant_param_pack_attribute(void **
         cubind_clear_error();
         cubind_result = cubind_cudnn_get_fused_ops_variant_param_pack_attribute(varPack, paramLabel, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsVariantParamPackAttribute", (int)cubind_expected, 0);
@@ -8036,7 +8036,7 @@ static void test_cubind_cudnn_create_fused_ops_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_create_fused_ops_plan(plan, ops);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsPlan", (int)cubind_expected, 0);
@@ -8062,7 +8062,7 @@ static void test_cubind_cudnn_destroy_fused_ops_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_destroy_fused_ops_plan(plan);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDestroyFusedOpsPlan", (int)cubind_expected, 0);
@@ -8094,7 +8094,7 @@ static void test_cubind_cudnn_make_fused_ops_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_make_fused_ops_plan(handle, plan, constPack, workspaceSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMakeFusedOpsPlan", (int)cubind_expected, 0);
@@ -8124,7 +8124,7 @@ static void test_cubind_cudnn_fused_ops_execute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cudnn_fused_ops_execute(handle, plan, varPack);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFusedOpsExecute", (int)cubind_expected, 0);

@@ -66,7 +66,7 @@ static void test_cubind_curand_create_generator(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_create_generator(generator, rng_type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)cubind_expected, 0);
@@ -94,7 +94,7 @@ static void test_cubind_curand_create_generator_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_create_generator_host(generator, rng_type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)cubind_expected, 0);
@@ -120,7 +120,7 @@ static void test_cubind_curand_destroy_generator(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_destroy_generator(generator);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyGenerator", (int)cubind_expected, 0);
@@ -146,7 +146,7 @@ static void test_cubind_curand_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_version(version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)cubind_expected, 0);
@@ -174,7 +174,7 @@ static void test_cubind_curand_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetProperty", (int)cubind_expected, 0);
@@ -202,7 +202,7 @@ static void test_cubind_curand_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_set_stream(generator, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetStream", (int)cubind_expected, 0);
@@ -230,7 +230,7 @@ static void test_cubind_curand_set_pseudo_random_generator_seed(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_curand_set_pseudo_random_generator_seed(generator, seed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetPseudoRandomGeneratorSeed", (int)cubind_expected, 0);
@@ -258,7 +258,7 @@ static void test_cubind_curand_set_generator_offset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_set_generator_offset(generator, offset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOffset", (int)cubind_expected, 0);
@@ -286,7 +286,7 @@ static void test_cubind_curand_set_generator_ordering(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_set_generator_ordering(generator, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetGeneratorOrdering", (int)cubind_expected, 0);
@@ -314,7 +314,7 @@ static void test_cubind_curand_set_quasi_random_generator_dimensions(void **cubi
         cubind_clear_error();
         cubind_result = cubind_curand_set_quasi_random_generator_dimensions(generator, num_dimensions);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandSetQuasiRandomGeneratorDimensions", (int)cubind_expected, 1);
@@ -344,7 +344,7 @@ static void test_cubind_curand_generate(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate(generator, outputPtr, num);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)cubind_expected, 0);
@@ -374,7 +374,7 @@ static void test_cubind_curand_generate_long_long(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_long_long(generator, outputPtr, num);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)cubind_expected, 0);
@@ -404,7 +404,7 @@ static void test_cubind_curand_generate_uniform(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_uniform(generator, outputPtr, num);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)cubind_expected, 0);
@@ -434,7 +434,7 @@ static void test_cubind_curand_generate_uniform_double(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_uniform_double(generator, outputPtr, num);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)cubind_expected, 0);
@@ -468,7 +468,7 @@ static void test_cubind_curand_generate_normal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_normal(generator, outputPtr, n, mean, stddev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)cubind_expected, 0);
@@ -502,7 +502,7 @@ static void test_cubind_curand_generate_normal_double(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_normal_double(generator, outputPtr, n, mean, stddev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)cubind_expected, 0);
@@ -536,7 +536,7 @@ static void test_cubind_curand_generate_log_normal(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_log_normal(generator, outputPtr, n, mean, stddev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)cubind_expected, 0);
@@ -570,7 +570,7 @@ static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_log_normal_double(generator, outputPtr, n, mean, stddev);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)cubind_expected, 0);
@@ -598,7 +598,7 @@ static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_create_poisson_distribution(lambda, discrete_distribution);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)cubind_expected, 0);
@@ -624,7 +624,7 @@ static void test_cubind_curand_destroy_distribution(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_destroy_distribution(discrete_distribution);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandDestroyDistribution", (int)cubind_expected, 0);
@@ -656,7 +656,7 @@ static void test_cubind_curand_generate_poisson(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_poisson(generator, outputPtr, n, lambda);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)cubind_expected, 0);
@@ -690,7 +690,7 @@ static void test_cubind_curand_generate_poisson_method(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_poisson_method(generator, outputPtr, n, lambda, method);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)cubind_expected, 1);
@@ -724,7 +724,7 @@ static void test_cubind_curand_generate_binomial(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_binomial(generator, outputPtr, num, n, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)cubind_expected, 0);
@@ -760,7 +760,7 @@ static void test_cubind_curand_generate_binomial_method(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_binomial_method(generator, outputPtr, num, n, p, method);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)cubind_expected, 0);
@@ -786,7 +786,7 @@ static void test_cubind_curand_generate_seeds(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_generate_seeds(generator);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateSeeds", (int)cubind_expected, 0);
@@ -814,7 +814,7 @@ static void test_cubind_curand_get_direction_vectors32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_direction_vectors32(vectors, set);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)cubind_expected, 0);
@@ -840,7 +840,7 @@ static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_scramble_constants32(constants);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)cubind_expected, 0);
@@ -868,7 +868,7 @@ static void test_cubind_curand_get_direction_vectors64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_direction_vectors64(vectors, set);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)cubind_expected, 0);
@@ -894,7 +894,7 @@ static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_curand_get_scramble_constants64(constants);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)cubind_expected, 0);

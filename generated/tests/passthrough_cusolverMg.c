@@ -64,7 +64,7 @@ static void test_cubind_cusolverMg_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)cubind_expected, 1);
@@ -90,7 +90,7 @@ static void test_cubind_cusolverMg_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroy", (int)cubind_expected, 0);
@@ -120,7 +120,7 @@ static void test_cubind_cusolverMg_device_select(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_device_select(handle, nbDevices, deviceId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)cubind_expected, 0);
@@ -154,7 +154,7 @@ static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_create_device_grid(grid, numRowDevices, numColDevices, deviceId, mapping);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)cubind_expected, 0);
@@ -180,7 +180,7 @@ static void test_cubind_cusolverMg_destroy_grid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_destroy_grid(grid);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyGrid", (int)cubind_expected, 0);
@@ -218,7 +218,7 @@ static void test_cubind_cusolverMg_create_matrix_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_create_matrix_desc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)cubind_expected, 0);
@@ -244,7 +244,7 @@ static void test_cubind_cusolverMg_destroy_matrix_desc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_destroy_matrix_desc(desc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDestroyMatrixDesc", (int)cubind_expected, 0);
@@ -292,7 +292,7 @@ static void test_cubind_cusolverMg_syevd_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_syevd_buffer_size(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)cubind_expected, 0);
@@ -344,7 +344,7 @@ static void test_cubind_cusolverMg_syevd(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_syevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)cubind_expected, 0);
@@ -388,7 +388,7 @@ static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_getrf_buffer_size(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)cubind_expected, 0);
@@ -436,7 +436,7 @@ static void test_cubind_cusolverMg_getrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_getrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)cubind_expected, 0);
@@ -490,7 +490,7 @@ static void test_cubind_cusolverMg_getrs_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_getrs_buffer_size(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)cubind_expected, 0);
@@ -548,7 +548,7 @@ static void test_cubind_cusolverMg_getrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_getrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)cubind_expected, 0);
@@ -590,7 +590,7 @@ static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potrf_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)cubind_expected, 0);
@@ -636,7 +636,7 @@ static void test_cubind_cusolverMg_potrf(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)cubind_expected, 0);
@@ -688,7 +688,7 @@ static void test_cubind_cusolverMg_potrs_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potrs_buffer_size(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)cubind_expected, 0);
@@ -744,7 +744,7 @@ static void test_cubind_cusolverMg_potrs(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)cubind_expected, 0);
@@ -786,7 +786,7 @@ static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potri_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)cubind_expected, 0);
@@ -832,7 +832,7 @@ static void test_cubind_cusolverMg_potri(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusolverMg_potri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)cubind_expected, 0);

@@ -64,7 +64,7 @@ static void test_cubind_cusparse_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreate", (int)cubind_expected, 1);
@@ -90,7 +90,7 @@ static void test_cubind_cusparse_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroy", (int)cubind_expected, 0);
@@ -118,7 +118,7 @@ static void test_cubind_cusparse_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_version(handle, version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetVersion", (int)cubind_expected, 0);
@@ -146,7 +146,7 @@ static void test_cubind_cusparse_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetProperty", (int)cubind_expected, 0);
@@ -172,7 +172,7 @@ static void test_cubind_cusparse_get_error_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_error_name(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -198,7 +198,7 @@ static void test_cubind_cusparse_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_error_string(status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -226,7 +226,7 @@ static void test_cubind_cusparse_set_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetStream", (int)cubind_expected, 0);
@@ -254,7 +254,7 @@ static void test_cubind_cusparse_get_stream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_stream(handle, streamId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetStream", (int)cubind_expected, 0);
@@ -282,7 +282,7 @@ static void test_cubind_cusparse_get_pointer_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_pointer_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetPointerMode", (int)cubind_expected, 0);
@@ -310,7 +310,7 @@ static void test_cubind_cusparse_set_pointer_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_pointer_mode(handle, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetPointerMode", (int)cubind_expected, 0);
@@ -336,7 +336,7 @@ static void test_cubind_cusparse_logger_set_callback(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_set_callback(callback);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerSetCallback", (int)cubind_expected, 0);
@@ -362,7 +362,7 @@ static void test_cubind_cusparse_logger_set_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_set_file(file);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerSetFile", (int)cubind_expected, 1);
@@ -388,7 +388,7 @@ static void test_cubind_cusparse_logger_open_file(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_open_file(logFile);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerOpenFile", (int)cubind_expected, 0);
@@ -414,7 +414,7 @@ static void test_cubind_cusparse_logger_set_level(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_set_level(level);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerSetLevel", (int)cubind_expected, 0);
@@ -440,7 +440,7 @@ static void test_cubind_cusparse_logger_set_mask(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_set_mask(mask);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerSetMask", (int)cubind_expected, 0);
@@ -464,7 +464,7 @@ static void test_cubind_cusparse_logger_force_disable(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_logger_force_disable();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerForceDisable", (int)cubind_expected, 0);
@@ -490,7 +490,7 @@ static void test_cubind_cusparse_create_mat_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_mat_descr(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateMatDescr", (int)cubind_expected, 0);
@@ -516,7 +516,7 @@ static void test_cubind_cusparse_destroy_mat_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_mat_descr(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyMatDescr", (int)cubind_expected, 0);
@@ -544,7 +544,7 @@ static void test_cubind_cusparse_set_mat_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_mat_type(descrA, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetMatType", (int)cubind_expected, 0);
@@ -570,7 +570,7 @@ static void test_cubind_cusparse_get_mat_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_mat_type(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (cusparseMatrixType_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -598,7 +598,7 @@ static void test_cubind_cusparse_set_mat_fill_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_mat_fill_mode(descrA, fillMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetMatFillMode", (int)cubind_expected, 0);
@@ -624,7 +624,7 @@ static void test_cubind_cusparse_get_mat_fill_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_mat_fill_mode(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (cusparseFillMode_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -652,7 +652,7 @@ static void test_cubind_cusparse_set_mat_diag_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_mat_diag_type(descrA, diagType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetMatDiagType", (int)cubind_expected, 1);
@@ -678,7 +678,7 @@ static void test_cubind_cusparse_get_mat_diag_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_mat_diag_type(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (cusparseDiagType_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -706,7 +706,7 @@ static void test_cubind_cusparse_set_mat_index_base(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_set_mat_index_base(descrA, base);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSetMatIndexBase", (int)cubind_expected, 0);
@@ -732,7 +732,7 @@ static void test_cubind_cusparse_get_mat_index_base(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_get_mat_index_base(descrA);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_int_equal(cubind_result, (cusparseIndexBase_t)cubind_expected);
         cubind_test_assert_no_error();
@@ -758,7 +758,7 @@ static void test_cubind_cusparse_create_csric02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_csric02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsric02Info", (int)cubind_expected, 0);
@@ -784,7 +784,7 @@ static void test_cubind_cusparse_destroy_csric02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_csric02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyCsric02Info", (int)cubind_expected, 0);
@@ -810,7 +810,7 @@ static void test_cubind_cusparse_create_bsric02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsric02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsric02Info", (int)cubind_expected, 0);
@@ -836,7 +836,7 @@ static void test_cubind_cusparse_destroy_bsric02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_bsric02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyBsric02Info", (int)cubind_expected, 0);
@@ -862,7 +862,7 @@ static void test_cubind_cusparse_create_csrilu02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_csrilu02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsrilu02Info", (int)cubind_expected, 0);
@@ -888,7 +888,7 @@ static void test_cubind_cusparse_destroy_csrilu02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_csrilu02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyCsrilu02Info", (int)cubind_expected, 0);
@@ -914,7 +914,7 @@ static void test_cubind_cusparse_create_bsrilu02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsrilu02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrilu02Info", (int)cubind_expected, 0);
@@ -940,7 +940,7 @@ static void test_cubind_cusparse_destroy_bsrilu02_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_bsrilu02_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyBsrilu02Info", (int)cubind_expected, 1);
@@ -966,7 +966,7 @@ static void test_cubind_cusparse_create_bsrsv2_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsrsv2_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrsv2Info", (int)cubind_expected, 0);
@@ -992,7 +992,7 @@ static void test_cubind_cusparse_destroy_bsrsv2_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_bsrsv2_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyBsrsv2Info", (int)cubind_expected, 0);
@@ -1018,7 +1018,7 @@ static void test_cubind_cusparse_create_bsrsm2_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsrsm2_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrsm2Info", (int)cubind_expected, 0);
@@ -1044,7 +1044,7 @@ static void test_cubind_cusparse_destroy_bsrsm2_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_bsrsm2_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyBsrsm2Info", (int)cubind_expected, 0);
@@ -1070,7 +1070,7 @@ static void test_cubind_cusparse_create_csru2csr_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_csru2csr_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsru2csrInfo", (int)cubind_expected, 0);
@@ -1096,7 +1096,7 @@ static void test_cubind_cusparse_destroy_csru2csr_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_csru2csr_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyCsru2csrInfo", (int)cubind_expected, 0);
@@ -1122,7 +1122,7 @@ static void test_cubind_cusparse_create_color_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_color_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateColorInfo", (int)cubind_expected, 0);
@@ -1148,7 +1148,7 @@ static void test_cubind_cusparse_destroy_color_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_color_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyColorInfo", (int)cubind_expected, 0);
@@ -1174,7 +1174,7 @@ static void test_cubind_cusparse_create_prune_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_prune_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreatePruneInfo", (int)cubind_expected, 0);
@@ -1200,7 +1200,7 @@ static void test_cubind_cusparse_destroy_prune_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_prune_info(info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyPruneInfo", (int)cubind_expected, 0);
@@ -1252,7 +1252,7 @@ static void test_cubind_cusparse_sgemvi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgemvi", (int)cubind_expected, 1);
@@ -1288,7 +1288,7 @@ static void test_cubind_cusparse_sgemvi_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgemvi_bufferSize", (int)cubind_expected, 0);
@@ -1340,7 +1340,7 @@ static void test_cubind_cusparse_dgemvi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgemvi", (int)cubind_expected, 0);
@@ -1376,7 +1376,7 @@ static void test_cubind_cusparse_dgemvi_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgemvi_bufferSize", (int)cubind_expected, 0);
@@ -1428,7 +1428,7 @@ static void test_cubind_cusparse_cgemvi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgemvi", (int)cubind_expected, 0);
@@ -1464,7 +1464,7 @@ static void test_cubind_cusparse_cgemvi_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgemvi_bufferSize", (int)cubind_expected, 0);
@@ -1516,7 +1516,7 @@ static void test_cubind_cusparse_zgemvi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgemvi", (int)cubind_expected, 0);
@@ -1552,7 +1552,7 @@ static void test_cubind_cusparse_zgemvi_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgemvi_bufferSize", (int)cubind_expected, 0);
@@ -1606,7 +1606,7 @@ static void test_cubind_cusparse_sbsrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrmv", (int)cubind_expected, 0);
@@ -1660,7 +1660,7 @@ static void test_cubind_cusparse_dbsrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrmv", (int)cubind_expected, 0);
@@ -1714,7 +1714,7 @@ static void test_cubind_cusparse_cbsrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrmv", (int)cubind_expected, 0);
@@ -1768,7 +1768,7 @@ static void test_cubind_cusparse_zbsrmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrmv", (int)cubind_expected, 1);
@@ -1828,7 +1828,7 @@ static void test_cubind_cusparse_sbsrxmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrxmv", (int)cubind_expected, 0);
@@ -1888,7 +1888,7 @@ static void test_cubind_cusparse_dbsrxmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrxmv", (int)cubind_expected, 0);
@@ -1948,7 +1948,7 @@ static void test_cubind_cusparse_cbsrxmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrxmv", (int)cubind_expected, 0);
@@ -2008,7 +2008,7 @@ static void test_cubind_cusparse_zbsrxmv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrxmv", (int)cubind_expected, 0);
@@ -2038,7 +2038,7 @@ static void test_cubind_cusparse_xbsrsv2_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xbsrsv2_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrsv2_zeroPivot", (int)cubind_expected, 0);
@@ -2086,7 +2086,7 @@ static void test_cubind_cusparse_sbsrsv2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_bufferSize", (int)cubind_expected, 0);
@@ -2134,7 +2134,7 @@ static void test_cubind_cusparse_dbsrsv2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_bufferSize", (int)cubind_expected, 0);
@@ -2182,7 +2182,7 @@ static void test_cubind_cusparse_cbsrsv2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_bufferSize", (int)cubind_expected, 0);
@@ -2230,7 +2230,7 @@ static void test_cubind_cusparse_zbsrsv2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_bufferSize", (int)cubind_expected, 0);
@@ -2278,7 +2278,7 @@ static void test_cubind_cusparse_sbsrsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -2326,7 +2326,7 @@ static void test_cubind_cusparse_dbsrsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_bufferSizeExt", (int)cubind_expected, 1);
@@ -2374,7 +2374,7 @@ static void test_cubind_cusparse_cbsrsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -2422,7 +2422,7 @@ static void test_cubind_cusparse_zbsrsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -2472,7 +2472,7 @@ static void test_cubind_cusparse_sbsrsv2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_analysis", (int)cubind_expected, 0);
@@ -2522,7 +2522,7 @@ static void test_cubind_cusparse_dbsrsv2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_analysis", (int)cubind_expected, 0);
@@ -2572,7 +2572,7 @@ static void test_cubind_cusparse_cbsrsv2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_analysis", (int)cubind_expected, 0);
@@ -2622,7 +2622,7 @@ static void test_cubind_cusparse_zbsrsv2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsv2_analysis(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_analysis", (int)cubind_expected, 0);
@@ -2678,7 +2678,7 @@ static void test_cubind_cusparse_sbsrsv2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_solve", (int)cubind_expected, 0);
@@ -2734,7 +2734,7 @@ static void test_cubind_cusparse_dbsrsv2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_solve", (int)cubind_expected, 0);
@@ -2790,7 +2790,7 @@ static void test_cubind_cusparse_cbsrsv2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_solve", (int)cubind_expected, 0);
@@ -2846,7 +2846,7 @@ static void test_cubind_cusparse_zbsrsv2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_solve", (int)cubind_expected, 0);
@@ -2908,7 +2908,7 @@ static void test_cubind_cusparse_sbsrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrmm", (int)cubind_expected, 1);
@@ -2970,7 +2970,7 @@ static void test_cubind_cusparse_dbsrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrmm", (int)cubind_expected, 0);
@@ -3032,7 +3032,7 @@ static void test_cubind_cusparse_cbsrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrmm", (int)cubind_expected, 0);
@@ -3094,7 +3094,7 @@ static void test_cubind_cusparse_zbsrmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrmm", (int)cubind_expected, 0);
@@ -3124,7 +3124,7 @@ static void test_cubind_cusparse_xbsrsm2_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xbsrsm2_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrsm2_zeroPivot", (int)cubind_expected, 0);
@@ -3176,7 +3176,7 @@ static void test_cubind_cusparse_sbsrsm2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_bufferSize", (int)cubind_expected, 0);
@@ -3228,7 +3228,7 @@ static void test_cubind_cusparse_dbsrsm2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_bufferSize", (int)cubind_expected, 0);
@@ -3280,7 +3280,7 @@ static void test_cubind_cusparse_cbsrsm2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_bufferSize", (int)cubind_expected, 0);
@@ -3332,7 +3332,7 @@ static void test_cubind_cusparse_zbsrsm2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_bufferSize", (int)cubind_expected, 0);
@@ -3384,7 +3384,7 @@ static void test_cubind_cusparse_sbsrsm2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
@@ -3436,7 +3436,7 @@ static void test_cubind_cusparse_dbsrsm2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
@@ -3488,7 +3488,7 @@ static void test_cubind_cusparse_cbsrsm2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_bufferSizeExt", (int)cubind_expected, 1);
@@ -3540,7 +3540,7 @@ static void test_cubind_cusparse_zbsrsm2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
@@ -3594,7 +3594,7 @@ static void test_cubind_cusparse_sbsrsm2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_analysis", (int)cubind_expected, 0);
@@ -3648,7 +3648,7 @@ static void test_cubind_cusparse_dbsrsm2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_analysis", (int)cubind_expected, 0);
@@ -3702,7 +3702,7 @@ static void test_cubind_cusparse_cbsrsm2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_analysis", (int)cubind_expected, 0);
@@ -3756,7 +3756,7 @@ static void test_cubind_cusparse_zbsrsm2_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsm2_analysis(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_analysis", (int)cubind_expected, 0);
@@ -3820,7 +3820,7 @@ static void test_cubind_cusparse_sbsrsm2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_solve", (int)cubind_expected, 0);
@@ -3884,7 +3884,7 @@ static void test_cubind_cusparse_dbsrsm2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_solve", (int)cubind_expected, 0);
@@ -3948,7 +3948,7 @@ static void test_cubind_cusparse_cbsrsm2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_solve", (int)cubind_expected, 0);
@@ -4012,7 +4012,7 @@ static void test_cubind_cusparse_zbsrsm2_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_solve", (int)cubind_expected, 0);
@@ -4046,7 +4046,7 @@ static void test_cubind_cusparse_scsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -4080,7 +4080,7 @@ static void test_cubind_cusparse_dcsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_numericBoost", (int)cubind_expected, 1);
@@ -4114,7 +4114,7 @@ static void test_cubind_cusparse_ccsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -4148,7 +4148,7 @@ static void test_cubind_cusparse_zcsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -4178,7 +4178,7 @@ static void test_cubind_cusparse_xcsrilu02_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsrilu02_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrilu02_zeroPivot", (int)cubind_expected, 0);
@@ -4220,7 +4220,7 @@ static void test_cubind_cusparse_scsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -4262,7 +4262,7 @@ static void test_cubind_cusparse_dcsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -4304,7 +4304,7 @@ static void test_cubind_cusparse_ccsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -4346,7 +4346,7 @@ static void test_cubind_cusparse_zcsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -4388,7 +4388,7 @@ static void test_cubind_cusparse_scsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -4430,7 +4430,7 @@ static void test_cubind_cusparse_dcsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -4472,7 +4472,7 @@ static void test_cubind_cusparse_ccsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -4514,7 +4514,7 @@ static void test_cubind_cusparse_zcsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_bufferSizeExt", (int)cubind_expected, 1);
@@ -4558,7 +4558,7 @@ static void test_cubind_cusparse_scsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_analysis", (int)cubind_expected, 0);
@@ -4602,7 +4602,7 @@ static void test_cubind_cusparse_dcsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_analysis", (int)cubind_expected, 0);
@@ -4646,7 +4646,7 @@ static void test_cubind_cusparse_ccsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_analysis", (int)cubind_expected, 0);
@@ -4690,7 +4690,7 @@ static void test_cubind_cusparse_zcsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrilu02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_analysis", (int)cubind_expected, 0);
@@ -4734,7 +4734,7 @@ static void test_cubind_cusparse_scsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02", (int)cubind_expected, 0);
@@ -4778,7 +4778,7 @@ static void test_cubind_cusparse_dcsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02", (int)cubind_expected, 0);
@@ -4822,7 +4822,7 @@ static void test_cubind_cusparse_ccsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02", (int)cubind_expected, 0);
@@ -4866,7 +4866,7 @@ static void test_cubind_cusparse_zcsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02", (int)cubind_expected, 0);
@@ -4900,7 +4900,7 @@ static void test_cubind_cusparse_sbsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -4934,7 +4934,7 @@ static void test_cubind_cusparse_dbsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -4968,7 +4968,7 @@ static void test_cubind_cusparse_cbsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_numericBoost", (int)cubind_expected, 1);
@@ -5002,7 +5002,7 @@ static void test_cubind_cusparse_zbsrilu02_numeric_boost(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_numericBoost", (int)cubind_expected, 0);
@@ -5032,7 +5032,7 @@ static void test_cubind_cusparse_xbsrilu02_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xbsrilu02_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrilu02_zeroPivot", (int)cubind_expected, 0);
@@ -5078,7 +5078,7 @@ static void test_cubind_cusparse_sbsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -5124,7 +5124,7 @@ static void test_cubind_cusparse_dbsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -5170,7 +5170,7 @@ static void test_cubind_cusparse_cbsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -5216,7 +5216,7 @@ static void test_cubind_cusparse_zbsrilu02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_bufferSize", (int)cubind_expected, 0);
@@ -5262,7 +5262,7 @@ static void test_cubind_cusparse_sbsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -5308,7 +5308,7 @@ static void test_cubind_cusparse_dbsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -5354,7 +5354,7 @@ static void test_cubind_cusparse_cbsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -5400,7 +5400,7 @@ static void test_cubind_cusparse_zbsrilu02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
@@ -5448,7 +5448,7 @@ static void test_cubind_cusparse_sbsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_analysis", (int)cubind_expected, 1);
@@ -5496,7 +5496,7 @@ static void test_cubind_cusparse_dbsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_analysis", (int)cubind_expected, 0);
@@ -5544,7 +5544,7 @@ static void test_cubind_cusparse_cbsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_analysis", (int)cubind_expected, 0);
@@ -5592,7 +5592,7 @@ static void test_cubind_cusparse_zbsrilu02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_analysis", (int)cubind_expected, 0);
@@ -5640,7 +5640,7 @@ static void test_cubind_cusparse_sbsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02", (int)cubind_expected, 0);
@@ -5688,7 +5688,7 @@ static void test_cubind_cusparse_dbsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02", (int)cubind_expected, 0);
@@ -5736,7 +5736,7 @@ static void test_cubind_cusparse_cbsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02", (int)cubind_expected, 0);
@@ -5784,7 +5784,7 @@ static void test_cubind_cusparse_zbsrilu02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02", (int)cubind_expected, 0);
@@ -5814,7 +5814,7 @@ static void test_cubind_cusparse_xcsric02_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsric02_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsric02_zeroPivot", (int)cubind_expected, 0);
@@ -5856,7 +5856,7 @@ static void test_cubind_cusparse_scsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02_bufferSize", (int)cubind_expected, 0);
@@ -5898,7 +5898,7 @@ static void test_cubind_cusparse_dcsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02_bufferSize", (int)cubind_expected, 0);
@@ -5940,7 +5940,7 @@ static void test_cubind_cusparse_ccsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02_bufferSize", (int)cubind_expected, 1);
@@ -5982,7 +5982,7 @@ static void test_cubind_cusparse_zcsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02_bufferSize", (int)cubind_expected, 0);
@@ -6024,7 +6024,7 @@ static void test_cubind_cusparse_scsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6066,7 +6066,7 @@ static void test_cubind_cusparse_dcsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6108,7 +6108,7 @@ static void test_cubind_cusparse_ccsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6150,7 +6150,7 @@ static void test_cubind_cusparse_zcsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6194,7 +6194,7 @@ static void test_cubind_cusparse_scsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02_analysis", (int)cubind_expected, 0);
@@ -6238,7 +6238,7 @@ static void test_cubind_cusparse_dcsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02_analysis", (int)cubind_expected, 0);
@@ -6282,7 +6282,7 @@ static void test_cubind_cusparse_ccsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02_analysis", (int)cubind_expected, 0);
@@ -6326,7 +6326,7 @@ static void test_cubind_cusparse_zcsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsric02_analysis(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02_analysis", (int)cubind_expected, 0);
@@ -6370,7 +6370,7 @@ static void test_cubind_cusparse_scsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02", (int)cubind_expected, 0);
@@ -6414,7 +6414,7 @@ static void test_cubind_cusparse_dcsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02", (int)cubind_expected, 1);
@@ -6458,7 +6458,7 @@ static void test_cubind_cusparse_ccsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02", (int)cubind_expected, 0);
@@ -6502,7 +6502,7 @@ static void test_cubind_cusparse_zcsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02", (int)cubind_expected, 0);
@@ -6532,7 +6532,7 @@ static void test_cubind_cusparse_xbsric02_zero_pivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xbsric02_zero_pivot(handle, info, position);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsric02_zeroPivot", (int)cubind_expected, 0);
@@ -6578,7 +6578,7 @@ static void test_cubind_cusparse_sbsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02_bufferSize", (int)cubind_expected, 0);
@@ -6624,7 +6624,7 @@ static void test_cubind_cusparse_dbsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02_bufferSize", (int)cubind_expected, 0);
@@ -6670,7 +6670,7 @@ static void test_cubind_cusparse_cbsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02_bufferSize", (int)cubind_expected, 0);
@@ -6716,7 +6716,7 @@ static void test_cubind_cusparse_zbsric02_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02_bufferSize", (int)cubind_expected, 0);
@@ -6762,7 +6762,7 @@ static void test_cubind_cusparse_sbsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6808,7 +6808,7 @@ static void test_cubind_cusparse_dbsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6854,7 +6854,7 @@ static void test_cubind_cusparse_cbsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02_bufferSizeExt", (int)cubind_expected, 0);
@@ -6900,7 +6900,7 @@ static void test_cubind_cusparse_zbsric02_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02_bufferSizeExt", (int)cubind_expected, 1);
@@ -6948,7 +6948,7 @@ static void test_cubind_cusparse_sbsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02_analysis", (int)cubind_expected, 0);
@@ -6996,7 +6996,7 @@ static void test_cubind_cusparse_dbsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02_analysis", (int)cubind_expected, 0);
@@ -7044,7 +7044,7 @@ static void test_cubind_cusparse_cbsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02_analysis", (int)cubind_expected, 0);
@@ -7092,7 +7092,7 @@ static void test_cubind_cusparse_zbsric02_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsric02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02_analysis", (int)cubind_expected, 0);
@@ -7140,7 +7140,7 @@ static void test_cubind_cusparse_sbsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02", (int)cubind_expected, 0);
@@ -7188,7 +7188,7 @@ static void test_cubind_cusparse_dbsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02", (int)cubind_expected, 0);
@@ -7236,7 +7236,7 @@ static void test_cubind_cusparse_cbsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02", (int)cubind_expected, 0);
@@ -7284,7 +7284,7 @@ static void test_cubind_cusparse_zbsric02(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02", (int)cubind_expected, 0);
@@ -7326,7 +7326,7 @@ static void test_cubind_cusparse_sgtsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -7368,7 +7368,7 @@ static void test_cubind_cusparse_dgtsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -7410,7 +7410,7 @@ static void test_cubind_cusparse_cgtsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_bufferSizeExt", (int)cubind_expected, 1);
@@ -7452,7 +7452,7 @@ static void test_cubind_cusparse_zgtsv2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_bufferSizeExt", (int)cubind_expected, 0);
@@ -7494,7 +7494,7 @@ static void test_cubind_cusparse_sgtsv2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2", (int)cubind_expected, 0);
@@ -7536,7 +7536,7 @@ static void test_cubind_cusparse_dgtsv2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2", (int)cubind_expected, 0);
@@ -7578,7 +7578,7 @@ static void test_cubind_cusparse_cgtsv2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2", (int)cubind_expected, 0);
@@ -7620,7 +7620,7 @@ static void test_cubind_cusparse_zgtsv2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2", (int)cubind_expected, 0);
@@ -7662,7 +7662,7 @@ static void test_cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
@@ -7704,7 +7704,7 @@ static void test_cubind_cusparse_dgtsv2_nopivot_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
@@ -7746,7 +7746,7 @@ static void test_cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
@@ -7788,7 +7788,7 @@ static void test_cubind_cusparse_zgtsv2_nopivot_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
@@ -7830,7 +7830,7 @@ static void test_cubind_cusparse_sgtsv2_nopivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_nopivot", (int)cubind_expected, 0);
@@ -7872,7 +7872,7 @@ static void test_cubind_cusparse_dgtsv2_nopivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_nopivot", (int)cubind_expected, 1);
@@ -7914,7 +7914,7 @@ static void test_cubind_cusparse_cgtsv2_nopivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_nopivot", (int)cubind_expected, 0);
@@ -7956,7 +7956,7 @@ static void test_cubind_cusparse_zgtsv2_nopivot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_nopivot", (int)cubind_expected, 0);
@@ -7998,7 +7998,7 @@ static void test_cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8040,7 +8040,7 @@ static void test_cubind_cusparse_dgtsv2strided_batch_buffer_size_ext(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8082,7 +8082,7 @@ static void test_cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8124,7 +8124,7 @@ static void test_cubind_cusparse_zgtsv2strided_batch_buffer_size_ext(void **cubi
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8166,7 +8166,7 @@ static void test_cubind_cusparse_sgtsv2strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2StridedBatch", (int)cubind_expected, 0);
@@ -8208,7 +8208,7 @@ static void test_cubind_cusparse_dgtsv2strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2StridedBatch", (int)cubind_expected, 0);
@@ -8250,7 +8250,7 @@ static void test_cubind_cusparse_cgtsv2strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2StridedBatch", (int)cubind_expected, 0);
@@ -8292,7 +8292,7 @@ static void test_cubind_cusparse_zgtsv2strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2StridedBatch", (int)cubind_expected, 0);
@@ -8334,7 +8334,7 @@ static void test_cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 1);
@@ -8376,7 +8376,7 @@ static void test_cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8418,7 +8418,7 @@ static void test_cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8460,7 +8460,7 @@ static void test_cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8502,7 +8502,7 @@ static void test_cubind_cusparse_sgtsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8544,7 +8544,7 @@ static void test_cubind_cusparse_dgtsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8586,7 +8586,7 @@ static void test_cubind_cusparse_cgtsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8628,7 +8628,7 @@ static void test_cubind_cusparse_zgtsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8674,7 +8674,7 @@ static void test_cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8720,7 +8720,7 @@ static void test_cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8766,7 +8766,7 @@ static void test_cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
@@ -8812,7 +8812,7 @@ static void test_cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(void **
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 1);
@@ -8858,7 +8858,7 @@ static void test_cubind_cusparse_sgpsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgpsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8904,7 +8904,7 @@ static void test_cubind_cusparse_dgpsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgpsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8950,7 +8950,7 @@ static void test_cubind_cusparse_cgpsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgpsvInterleavedBatch", (int)cubind_expected, 0);
@@ -8996,7 +8996,7 @@ static void test_cubind_cusparse_zgpsv_interleaved_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgpsvInterleavedBatch", (int)cubind_expected, 0);
@@ -9060,7 +9060,7 @@ static void test_cubind_cusparse_scsrgeam2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
@@ -9124,7 +9124,7 @@ static void test_cubind_cusparse_dcsrgeam2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
@@ -9188,7 +9188,7 @@ static void test_cubind_cusparse_ccsrgeam2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
@@ -9252,7 +9252,7 @@ static void test_cubind_cusparse_zcsrgeam2_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
@@ -9306,7 +9306,7 @@ static void test_cubind_cusparse_xcsrgeam2nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsrgeam2nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrgeam2Nnz", (int)cubind_expected, 0);
@@ -9370,7 +9370,7 @@ static void test_cubind_cusparse_scsrgeam2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrgeam2", (int)cubind_expected, 0);
@@ -9434,7 +9434,7 @@ static void test_cubind_cusparse_dcsrgeam2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrgeam2", (int)cubind_expected, 1);
@@ -9498,7 +9498,7 @@ static void test_cubind_cusparse_ccsrgeam2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrgeam2", (int)cubind_expected, 0);
@@ -9562,7 +9562,7 @@ static void test_cubind_cusparse_zcsrgeam2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrgeam2", (int)cubind_expected, 0);
@@ -9610,7 +9610,7 @@ static void test_cubind_cusparse_scsrcolor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrcolor", (int)cubind_expected, 0);
@@ -9658,7 +9658,7 @@ static void test_cubind_cusparse_dcsrcolor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrcolor", (int)cubind_expected, 0);
@@ -9706,7 +9706,7 @@ static void test_cubind_cusparse_ccsrcolor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrcolor", (int)cubind_expected, 0);
@@ -9754,7 +9754,7 @@ static void test_cubind_cusparse_zcsrcolor(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrcolor", (int)cubind_expected, 0);
@@ -9796,7 +9796,7 @@ static void test_cubind_cusparse_snnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_snnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSnnz", (int)cubind_expected, 0);
@@ -9838,7 +9838,7 @@ static void test_cubind_cusparse_dnnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnnz", (int)cubind_expected, 0);
@@ -9880,7 +9880,7 @@ static void test_cubind_cusparse_cnnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCnnz", (int)cubind_expected, 0);
@@ -9922,7 +9922,7 @@ static void test_cubind_cusparse_znnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_znnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZnnz", (int)cubind_expected, 0);
@@ -9962,7 +9962,7 @@ static void test_cubind_cusparse_snnz_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_snnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSnnz_compress", (int)cubind_expected, 1);
@@ -10002,7 +10002,7 @@ static void test_cubind_cusparse_dnnz_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnnz_compress", (int)cubind_expected, 0);
@@ -10043,7 +10043,7 @@ static void test_cubind_cusparse_cnnz_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCnnz_compress", (int)cubind_expected, 0);
@@ -10084,7 +10084,7 @@ static void test_cubind_cusparse_znnz_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_znnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZnnz_compress", (int)cubind_expected, 0);
@@ -10134,7 +10134,7 @@ static void test_cubind_cusparse_scsr2csr_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2csr_compress", (int)cubind_expected, 0);
@@ -10184,7 +10184,7 @@ static void test_cubind_cusparse_dcsr2csr_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2csr_compress", (int)cubind_expected, 0);
@@ -10235,7 +10235,7 @@ static void test_cubind_cusparse_ccsr2csr_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2csr_compress", (int)cubind_expected, 0);
@@ -10286,7 +10286,7 @@ static void test_cubind_cusparse_zcsr2csr_compress(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2csr_compress", (int)cubind_expected, 0);
@@ -10322,7 +10322,7 @@ static void test_cubind_cusparse_xcoo2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoo2csr", (int)cubind_expected, 0);
@@ -10358,7 +10358,7 @@ static void test_cubind_cusparse_xcsr2coo(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2coo", (int)cubind_expected, 0);
@@ -10404,7 +10404,7 @@ static void test_cubind_cusparse_xcsr2bsr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsr2bsr_nnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2bsrNnz", (int)cubind_expected, 0);
@@ -10454,7 +10454,7 @@ static void test_cubind_cusparse_scsr2bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2bsr", (int)cubind_expected, 1);
@@ -10504,7 +10504,7 @@ static void test_cubind_cusparse_dcsr2bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2bsr", (int)cubind_expected, 0);
@@ -10554,7 +10554,7 @@ static void test_cubind_cusparse_ccsr2bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2bsr", (int)cubind_expected, 0);
@@ -10604,7 +10604,7 @@ static void test_cubind_cusparse_zcsr2bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2bsr", (int)cubind_expected, 0);
@@ -10654,7 +10654,7 @@ static void test_cubind_cusparse_sbsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsr2csr", (int)cubind_expected, 0);
@@ -10704,7 +10704,7 @@ static void test_cubind_cusparse_dbsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsr2csr", (int)cubind_expected, 0);
@@ -10754,7 +10754,7 @@ static void test_cubind_cusparse_cbsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsr2csr", (int)cubind_expected, 0);
@@ -10804,7 +10804,7 @@ static void test_cubind_cusparse_zbsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsr2csr", (int)cubind_expected, 0);
@@ -10848,7 +10848,7 @@ static void test_cubind_cusparse_sgebsr2gebsc_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
@@ -10892,7 +10892,7 @@ static void test_cubind_cusparse_dgebsr2gebsc_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
@@ -10936,7 +10936,7 @@ static void test_cubind_cusparse_cgebsr2gebsc_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
@@ -10980,7 +10980,7 @@ static void test_cubind_cusparse_zgebsr2gebsc_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc_bufferSize", (int)cubind_expected, 1);
@@ -11024,7 +11024,7 @@ static void test_cubind_cusparse_sgebsr2gebsc_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
@@ -11068,7 +11068,7 @@ static void test_cubind_cusparse_dgebsr2gebsc_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
@@ -11112,7 +11112,7 @@ static void test_cubind_cusparse_cgebsr2gebsc_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
@@ -11156,7 +11156,7 @@ static void test_cubind_cusparse_zgebsr2gebsc_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
@@ -11210,7 +11210,7 @@ static void test_cubind_cusparse_sgebsr2gebsc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc", (int)cubind_expected, 0);
@@ -11264,7 +11264,7 @@ static void test_cubind_cusparse_dgebsr2gebsc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc", (int)cubind_expected, 0);
@@ -11318,7 +11318,7 @@ static void test_cubind_cusparse_cgebsr2gebsc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc", (int)cubind_expected, 0);
@@ -11372,7 +11372,7 @@ static void test_cubind_cusparse_zgebsr2gebsc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc", (int)cubind_expected, 0);
@@ -11420,7 +11420,7 @@ static void test_cubind_cusparse_xgebsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXgebsr2csr", (int)cubind_expected, 0);
@@ -11472,7 +11472,7 @@ static void test_cubind_cusparse_sgebsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2csr", (int)cubind_expected, 0);
@@ -11524,7 +11524,7 @@ static void test_cubind_cusparse_dgebsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2csr", (int)cubind_expected, 1);
@@ -11576,7 +11576,7 @@ static void test_cubind_cusparse_cgebsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2csr", (int)cubind_expected, 0);
@@ -11628,7 +11628,7 @@ static void test_cubind_cusparse_zgebsr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2csr", (int)cubind_expected, 0);
@@ -11674,7 +11674,7 @@ static void test_cubind_cusparse_scsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -11720,7 +11720,7 @@ static void test_cubind_cusparse_dcsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -11766,7 +11766,7 @@ static void test_cubind_cusparse_ccsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -11812,7 +11812,7 @@ static void test_cubind_cusparse_zcsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -11858,7 +11858,7 @@ static void test_cubind_cusparse_scsr2gebsr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -11904,7 +11904,7 @@ static void test_cubind_cusparse_dcsr2gebsr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -11950,7 +11950,7 @@ static void test_cubind_cusparse_ccsr2gebsr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -11996,7 +11996,7 @@ static void test_cubind_cusparse_zcsr2gebsr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -12046,7 +12046,7 @@ static void test_cubind_cusparse_xcsr2gebsr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsr2gebsr_nnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2gebsrNnz", (int)cubind_expected, 1);
@@ -12100,7 +12100,7 @@ static void test_cubind_cusparse_scsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr", (int)cubind_expected, 0);
@@ -12154,7 +12154,7 @@ static void test_cubind_cusparse_dcsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr", (int)cubind_expected, 0);
@@ -12208,7 +12208,7 @@ static void test_cubind_cusparse_ccsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr", (int)cubind_expected, 0);
@@ -12262,7 +12262,7 @@ static void test_cubind_cusparse_zcsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr", (int)cubind_expected, 0);
@@ -12314,7 +12314,7 @@ static void test_cubind_cusparse_sgebsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -12366,7 +12366,7 @@ static void test_cubind_cusparse_dgebsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -12418,7 +12418,7 @@ static void test_cubind_cusparse_cgebsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -12470,7 +12470,7 @@ static void test_cubind_cusparse_zgebsr2gebsr_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
@@ -12522,7 +12522,7 @@ static void test_cubind_cusparse_sgebsr2gebsr_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -12574,7 +12574,7 @@ static void test_cubind_cusparse_dgebsr2gebsr_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -12626,7 +12626,7 @@ static void test_cubind_cusparse_cgebsr2gebsr_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 1);
@@ -12678,7 +12678,7 @@ static void test_cubind_cusparse_zgebsr2gebsr_buffer_size_ext(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
@@ -12734,7 +12734,7 @@ static void test_cubind_cusparse_xgebsr2gebsr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xgebsr2gebsr_nnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXgebsr2gebsrNnz", (int)cubind_expected, 0);
@@ -12794,7 +12794,7 @@ static void test_cubind_cusparse_sgebsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr", (int)cubind_expected, 0);
@@ -12854,7 +12854,7 @@ static void test_cubind_cusparse_dgebsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr", (int)cubind_expected, 0);
@@ -12914,7 +12914,7 @@ static void test_cubind_cusparse_cgebsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_cgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr", (int)cubind_expected, 0);
@@ -12974,7 +12974,7 @@ static void test_cubind_cusparse_zgebsr2gebsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr", (int)cubind_expected, 0);
@@ -13004,7 +13004,7 @@ static void test_cubind_cusparse_create_identity_permutation(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_identity_permutation(handle, n, p);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateIdentityPermutation", (int)cubind_expected, 0);
@@ -13042,7 +13042,7 @@ static void test_cubind_cusparse_xcoosort_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcoosort_buffer_size_ext(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosort_bufferSizeExt", (int)cubind_expected, 0);
@@ -13082,7 +13082,7 @@ static void test_cubind_cusparse_xcoosort_by_row(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcoosort_by_row(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosortByRow", (int)cubind_expected, 0);
@@ -13122,7 +13122,7 @@ static void test_cubind_cusparse_xcoosort_by_column(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcoosort_by_column(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosortByColumn", (int)cubind_expected, 0);
@@ -13160,7 +13160,7 @@ static void test_cubind_cusparse_xcsrsort_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsrsort_buffer_size_ext(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrsort_bufferSizeExt", (int)cubind_expected, 1);
@@ -13202,7 +13202,7 @@ static void test_cubind_cusparse_xcsrsort(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrsort", (int)cubind_expected, 0);
@@ -13240,7 +13240,7 @@ static void test_cubind_cusparse_xcscsort_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcscsort_buffer_size_ext(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcscsort_bufferSizeExt", (int)cubind_expected, 0);
@@ -13282,7 +13282,7 @@ static void test_cubind_cusparse_xcscsort(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_xcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcscsort", (int)cubind_expected, 0);
@@ -13324,7 +13324,7 @@ static void test_cubind_cusparse_scsru2csr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsru2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13366,7 +13366,7 @@ static void test_cubind_cusparse_dcsru2csr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13408,7 +13408,7 @@ static void test_cubind_cusparse_ccsru2csr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13450,7 +13450,7 @@ static void test_cubind_cusparse_zcsru2csr_buffer_size_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13494,7 +13494,7 @@ static void test_cubind_cusparse_scsru2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsru2csr", (int)cubind_expected, 0);
@@ -13538,7 +13538,7 @@ static void test_cubind_cusparse_dcsru2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsru2csr", (int)cubind_expected, 0);
@@ -13582,7 +13582,7 @@ static void test_cubind_cusparse_ccsru2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsru2csr", (int)cubind_expected, 0);
@@ -13626,7 +13626,7 @@ static void test_cubind_cusparse_zcsru2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsru2csr", (int)cubind_expected, 1);
@@ -13670,7 +13670,7 @@ static void test_cubind_cusparse_scsr2csru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2csru", (int)cubind_expected, 0);
@@ -13714,7 +13714,7 @@ static void test_cubind_cusparse_dcsr2csru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2csru", (int)cubind_expected, 0);
@@ -13758,7 +13758,7 @@ static void test_cubind_cusparse_ccsr2csru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_ccsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2csru", (int)cubind_expected, 0);
@@ -13802,7 +13802,7 @@ static void test_cubind_cusparse_zcsr2csru(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_zcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2csru", (int)cubind_expected, 0);
@@ -13848,7 +13848,7 @@ static void test_cubind_cusparse_sprune_dense2csr_buffer_size_ext(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13894,7 +13894,7 @@ static void test_cubind_cusparse_dprune_dense2csr_buffer_size_ext(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -13938,7 +13938,7 @@ static void test_cubind_cusparse_sprune_dense2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrNnz", (int)cubind_expected, 0);
@@ -13982,7 +13982,7 @@ static void test_cubind_cusparse_dprune_dense2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrNnz", (int)cubind_expected, 0);
@@ -14028,7 +14028,7 @@ static void test_cubind_cusparse_sprune_dense2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csr", (int)cubind_expected, 0);
@@ -14074,7 +14074,7 @@ static void test_cubind_cusparse_dprune_dense2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csr", (int)cubind_expected, 0);
@@ -14126,7 +14126,7 @@ static void test_cubind_cusparse_sprune_csr2csr_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 1);
@@ -14178,7 +14178,7 @@ static void test_cubind_cusparse_dprune_csr2csr_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -14228,7 +14228,7 @@ static void test_cubind_cusparse_sprune_csr2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrNnz", (int)cubind_expected, 0);
@@ -14278,7 +14278,7 @@ static void test_cubind_cusparse_dprune_csr2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrNnz", (int)cubind_expected, 0);
@@ -14330,7 +14330,7 @@ static void test_cubind_cusparse_sprune_csr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csr", (int)cubind_expected, 0);
@@ -14382,7 +14382,7 @@ static void test_cubind_cusparse_dprune_csr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csr", (int)cubind_expected, 0);
@@ -14430,7 +14430,7 @@ static void test_cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -14478,7 +14478,7 @@ static void test_cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -14524,7 +14524,7 @@ static void test_cubind_cusparse_sprune_dense2csr_nnz_by_percentage(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -14570,7 +14570,7 @@ static void test_cubind_cusparse_dprune_dense2csr_nnz_by_percentage(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -14618,7 +14618,7 @@ static void test_cubind_cusparse_sprune_dense2csr_by_percentage(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrByPercentage", (int)cubind_expected, 0);
@@ -14666,7 +14666,7 @@ static void test_cubind_cusparse_dprune_dense2csr_by_percentage(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrByPercentage", (int)cubind_expected, 1);
@@ -14720,7 +14720,7 @@ static void test_cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(vo
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -14774,7 +14774,7 @@ static void test_cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(vo
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -14826,7 +14826,7 @@ static void test_cubind_cusparse_sprune_csr2csr_nnz_by_percentage(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -14878,7 +14878,7 @@ static void test_cubind_cusparse_dprune_csr2csr_nnz_by_percentage(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -14932,7 +14932,7 @@ static void test_cubind_cusparse_sprune_csr2csr_by_percentage(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_sprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrByPercentage", (int)cubind_expected, 0);
@@ -14986,7 +14986,7 @@ static void test_cubind_cusparse_dprune_csr2csr_by_percentage(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_dprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrByPercentage", (int)cubind_expected, 0);
@@ -15040,7 +15040,7 @@ static void test_cubind_cusparse_csr2csc_ex2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csr2csc_ex2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsr2cscEx2", (int)cubind_expected, 0);
@@ -15094,7 +15094,7 @@ static void test_cubind_cusparse_csr2csc_ex2_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csr2csc_ex2_buffer_size(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsr2cscEx2_bufferSize", (int)cubind_expected, 0);
@@ -15134,7 +15134,7 @@ static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_sp_vec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateSpVec", (int)cubind_expected, 0);
@@ -15143,7 +15143,7 @@ static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
 
 /* How cusparseCreateConstSpVec is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_340[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_sp_vec(void **cubind_state)
@@ -15162,7 +15162,7 @@ static void test_cubind_cusparse_create_const_sp_vec(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_340, 1, "cusparseCreateConstSpVec", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_sp_vec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -15186,7 +15186,7 @@ static void test_cubind_cusparse_create_const_sp_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_sp_vec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstSpVec", (int)cubind_expected, 0);
@@ -15212,7 +15212,7 @@ static void test_cubind_cusparse_destroy_sp_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_sp_vec(spVecDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroySpVec", (int)cubind_expected, 1);
@@ -15252,7 +15252,7 @@ static void test_cubind_cusparse_sp_vec_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vec_get(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGet", (int)cubind_expected, 0);
@@ -15261,7 +15261,7 @@ static void test_cubind_cusparse_sp_vec_get(void **cubind_state)
 
 /* How cusparseConstSpVecGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_343[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_sp_vec_get(void **cubind_state)
@@ -15280,7 +15280,7 @@ static void test_cubind_cusparse_const_sp_vec_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cusparseConstSpVecGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_vec_get(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
@@ -15304,7 +15304,7 @@ static void test_cubind_cusparse_const_sp_vec_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_vec_get(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpVecGet", (int)cubind_expected, 0);
@@ -15332,7 +15332,7 @@ static void test_cubind_cusparse_sp_vec_get_index_base(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vec_get_index_base(spVecDescr, idxBase);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGetIndexBase", (int)cubind_expected, 0);
@@ -15360,7 +15360,7 @@ static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vec_get_values(spVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGetValues", (int)cubind_expected, 0);
@@ -15369,7 +15369,7 @@ static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
 
 /* How cusparseConstSpVecGetValues is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_346[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_sp_vec_get_values(void **cubind_state)
@@ -15382,7 +15382,7 @@ static void test_cubind_cusparse_const_sp_vec_get_values(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_346, 1, "cusparseConstSpVecGetValues", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_vec_get_values(spVecDescr, values);
@@ -15400,7 +15400,7 @@ static void test_cubind_cusparse_const_sp_vec_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_vec_get_values(spVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpVecGetValues", (int)cubind_expected, 0);
@@ -15428,7 +15428,7 @@ static void test_cubind_cusparse_sp_vec_set_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vec_set_values(spVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecSetValues", (int)cubind_expected, 0);
@@ -15460,7 +15460,7 @@ static void test_cubind_cusparse_create_dn_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_dn_vec(dnVecDescr, size, values, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateDnVec", (int)cubind_expected, 0);
@@ -15469,7 +15469,7 @@ static void test_cubind_cusparse_create_dn_vec(void **cubind_state)
 
 /* How cusparseCreateConstDnVec is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_349[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_dn_vec(void **cubind_state)
@@ -15484,7 +15484,7 @@ static void test_cubind_cusparse_create_const_dn_vec(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cusparseCreateConstDnVec", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_dn_vec(dnVecDescr, size, values, valueType);
@@ -15504,7 +15504,7 @@ static void test_cubind_cusparse_create_const_dn_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_dn_vec(dnVecDescr, size, values, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstDnVec", (int)cubind_expected, 0);
@@ -15530,7 +15530,7 @@ static void test_cubind_cusparse_destroy_dn_vec(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_dn_vec(dnVecDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyDnVec", (int)cubind_expected, 0);
@@ -15562,7 +15562,7 @@ static void test_cubind_cusparse_dn_vec_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_vec_get(dnVecDescr, size, values, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnVecGet", (int)cubind_expected, 0);
@@ -15571,7 +15571,7 @@ static void test_cubind_cusparse_dn_vec_get(void **cubind_state)
 
 /* How cusparseConstDnVecGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_352[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_dn_vec_get(void **cubind_state)
@@ -15586,7 +15586,7 @@ static void test_cubind_cusparse_const_dn_vec_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_352, 1, "cusparseConstDnVecGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_vec_get(dnVecDescr, size, values, valueType);
@@ -15606,7 +15606,7 @@ static void test_cubind_cusparse_const_dn_vec_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_vec_get(dnVecDescr, size, values, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnVecGet", (int)cubind_expected, 1);
@@ -15634,7 +15634,7 @@ static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_vec_get_values(dnVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnVecGetValues", (int)cubind_expected, 0);
@@ -15643,7 +15643,7 @@ static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
 
 /* How cusparseConstDnVecGetValues is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_354[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_dn_vec_get_values(void **cubind_state)
@@ -15656,7 +15656,7 @@ static void test_cubind_cusparse_const_dn_vec_get_values(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_354, 1, "cusparseConstDnVecGetValues", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_vec_get_values(dnVecDescr, values);
@@ -15674,7 +15674,7 @@ static void test_cubind_cusparse_const_dn_vec_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_vec_get_values(dnVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnVecGetValues", (int)cubind_expected, 0);
@@ -15702,7 +15702,7 @@ static void test_cubind_cusparse_dn_vec_set_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_vec_set_values(dnVecDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnVecSetValues", (int)cubind_expected, 0);
@@ -15728,7 +15728,7 @@ static void test_cubind_cusparse_destroy_sp_mat(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_sp_mat(spMatDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroySpMat", (int)cubind_expected, 0);
@@ -15756,7 +15756,7 @@ static void test_cubind_cusparse_sp_mat_get_format(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_format(spMatDescr, format);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetFormat", (int)cubind_expected, 0);
@@ -15784,7 +15784,7 @@ static void test_cubind_cusparse_sp_mat_get_index_base(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_index_base(spMatDescr, idxBase);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetIndexBase", (int)cubind_expected, 0);
@@ -15812,7 +15812,7 @@ static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_values(spMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetValues", (int)cubind_expected, 0);
@@ -15821,7 +15821,7 @@ static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
 
 /* How cusparseConstSpMatGetValues is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_360[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_sp_mat_get_values(void **cubind_state)
@@ -15834,7 +15834,7 @@ static void test_cubind_cusparse_const_sp_mat_get_values(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 1, "cusparseConstSpMatGetValues", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_mat_get_values(spMatDescr, values);
@@ -15852,7 +15852,7 @@ static void test_cubind_cusparse_const_sp_mat_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_sp_mat_get_values(spMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpMatGetValues", (int)cubind_expected, 0);
@@ -15880,7 +15880,7 @@ static void test_cubind_cusparse_sp_mat_set_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_set_values(spMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatSetValues", (int)cubind_expected, 0);
@@ -15912,7 +15912,7 @@ static void test_cubind_cusparse_sp_mat_get_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_size(spMatDescr, rows, cols, nnz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetSize", (int)cubind_expected, 0);
@@ -15940,7 +15940,7 @@ static void test_cubind_cusparse_sp_mat_get_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_strided_batch(spMatDescr, batchCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetStridedBatch", (int)cubind_expected, 1);
@@ -15970,7 +15970,7 @@ static void test_cubind_cusparse_coo_set_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_coo_set_strided_batch(spMatDescr, batchCount, batchStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCooSetStridedBatch", (int)cubind_expected, 0);
@@ -16002,7 +16002,7 @@ static void test_cubind_cusparse_csr_set_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csr_set_strided_batch(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsrSetStridedBatch", (int)cubind_expected, 0);
@@ -16011,7 +16011,7 @@ static void test_cubind_cusparse_csr_set_strided_batch(void **cubind_state)
 
 /* How cusparseBsrSetStridedBatch is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_366[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_bsr_set_strided_batch(void **cubind_state)
@@ -16027,7 +16027,7 @@ static void test_cubind_cusparse_bsr_set_strided_batch(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_366, 1, "cusparseBsrSetStridedBatch", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_bsr_set_strided_batch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
@@ -16048,7 +16048,7 @@ static void test_cubind_cusparse_bsr_set_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_bsr_set_strided_batch(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseBsrSetStridedBatch", (int)cubind_expected, 0);
@@ -16080,7 +16080,7 @@ static void test_cubind_cusparse_sp_mat_get_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_get_attribute(spMatDescr, attribute, data, dataSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetAttribute", (int)cubind_expected, 0);
@@ -16112,7 +16112,7 @@ static void test_cubind_cusparse_sp_mat_set_attribute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mat_set_attribute(spMatDescr, attribute, data, dataSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatSetAttribute", (int)cubind_expected, 0);
@@ -16158,7 +16158,7 @@ static void test_cubind_cusparse_create_csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_csr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsr", (int)cubind_expected, 0);
@@ -16167,7 +16167,7 @@ static void test_cubind_cusparse_create_csr(void **cubind_state)
 
 /* How cusparseCreateConstCsr is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_370[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_csr(void **cubind_state)
@@ -16189,7 +16189,7 @@ static void test_cubind_cusparse_create_const_csr(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_370, 1, "cusparseCreateConstCsr", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_csr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -16216,7 +16216,7 @@ static void test_cubind_cusparse_create_const_csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_csr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCsr", (int)cubind_expected, 0);
@@ -16262,7 +16262,7 @@ static void test_cubind_cusparse_create_csc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_csc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsc", (int)cubind_expected, 0);
@@ -16271,7 +16271,7 @@ static void test_cubind_cusparse_create_csc(void **cubind_state)
 
 /* How cusparseCreateConstCsc is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_372[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_csc(void **cubind_state)
@@ -16293,7 +16293,7 @@ static void test_cubind_cusparse_create_const_csc(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "cusparseCreateConstCsc", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_csc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -16320,7 +16320,7 @@ static void test_cubind_cusparse_create_const_csc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_csc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCsc", (int)cubind_expected, 0);
@@ -16366,7 +16366,7 @@ static void test_cubind_cusparse_csr_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csr_get(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsrGet", (int)cubind_expected, 0);
@@ -16375,7 +16375,7 @@ static void test_cubind_cusparse_csr_get(void **cubind_state)
 
 /* How cusparseConstCsrGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_374[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_csr_get(void **cubind_state)
@@ -16397,7 +16397,7 @@ static void test_cubind_cusparse_const_csr_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_374, 1, "cusparseConstCsrGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_csr_get(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
@@ -16424,7 +16424,7 @@ static void test_cubind_cusparse_const_csr_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_csr_get(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCsrGet", (int)cubind_expected, 1);
@@ -16470,7 +16470,7 @@ static void test_cubind_cusparse_csc_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csc_get(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCscGet", (int)cubind_expected, 0);
@@ -16479,7 +16479,7 @@ static void test_cubind_cusparse_csc_get(void **cubind_state)
 
 /* How cusparseConstCscGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_376[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_csc_get(void **cubind_state)
@@ -16501,7 +16501,7 @@ static void test_cubind_cusparse_const_csc_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_376, 1, "cusparseConstCscGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_csc_get(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
@@ -16528,7 +16528,7 @@ static void test_cubind_cusparse_const_csc_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_csc_get(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCscGet", (int)cubind_expected, 0);
@@ -16560,7 +16560,7 @@ static void test_cubind_cusparse_csr_set_pointers(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csr_set_pointers(spMatDescr, csrRowOffsets, csrColInd, csrValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsrSetPointers", (int)cubind_expected, 0);
@@ -16592,7 +16592,7 @@ static void test_cubind_cusparse_csc_set_pointers(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_csc_set_pointers(spMatDescr, cscColOffsets, cscRowInd, cscValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCscSetPointers", (int)cubind_expected, 0);
@@ -16601,7 +16601,7 @@ static void test_cubind_cusparse_csc_set_pointers(void **cubind_state)
 
 /* How cusparseCreateBsr is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_379[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_bsr(void **cubind_state)
@@ -16626,7 +16626,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cusparseCreateBsr", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -16656,7 +16656,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_bsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsr", (int)cubind_expected, 0);
@@ -16665,7 +16665,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
 
 /* How cusparseCreateConstBsr is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_380[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_bsr(void **cubind_state)
@@ -16690,7 +16690,7 @@ static void test_cubind_cusparse_create_const_bsr(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_380, 1, "cusparseCreateConstBsr", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_bsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
@@ -16720,7 +16720,7 @@ static void test_cubind_cusparse_create_const_bsr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_bsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstBsr", (int)cubind_expected, 0);
@@ -16764,7 +16764,7 @@ static void test_cubind_cusparse_create_coo(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_coo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCoo", (int)cubind_expected, 0);
@@ -16773,7 +16773,7 @@ static void test_cubind_cusparse_create_coo(void **cubind_state)
 
 /* How cusparseCreateConstCoo is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_382[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_coo(void **cubind_state)
@@ -16794,7 +16794,7 @@ static void test_cubind_cusparse_create_const_coo(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_382, 1, "cusparseCreateConstCoo", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_coo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
@@ -16820,7 +16820,7 @@ static void test_cubind_cusparse_create_const_coo(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_coo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCoo", (int)cubind_expected, 0);
@@ -16864,7 +16864,7 @@ static void test_cubind_cusparse_coo_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_coo_get(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCooGet", (int)cubind_expected, 0);
@@ -16873,7 +16873,7 @@ static void test_cubind_cusparse_coo_get(void **cubind_state)
 
 /* How cusparseConstCooGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_384[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_coo_get(void **cubind_state)
@@ -16894,7 +16894,7 @@ static void test_cubind_cusparse_const_coo_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_384, 1, "cusparseConstCooGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_coo_get(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
@@ -16920,7 +16920,7 @@ static void test_cubind_cusparse_const_coo_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_coo_get(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCooGet", (int)cubind_expected, 0);
@@ -16952,7 +16952,7 @@ static void test_cubind_cusparse_coo_set_pointers(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_coo_set_pointers(spMatDescr, cooRows, cooColumns, cooValues);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCooSetPointers", (int)cubind_expected, 1);
@@ -16996,7 +16996,7 @@ static void test_cubind_cusparse_create_blocked_ell(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_blocked_ell(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBlockedEll", (int)cubind_expected, 0);
@@ -17005,7 +17005,7 @@ static void test_cubind_cusparse_create_blocked_ell(void **cubind_state)
 
 /* How cusparseCreateConstBlockedEll is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_387[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_blocked_ell(void **cubind_state)
@@ -17026,7 +17026,7 @@ static void test_cubind_cusparse_create_const_blocked_ell(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cusparseCreateConstBlockedEll", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_blocked_ell(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -17052,7 +17052,7 @@ static void test_cubind_cusparse_create_const_blocked_ell(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_blocked_ell(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstBlockedEll", (int)cubind_expected, 0);
@@ -17096,7 +17096,7 @@ static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_blocked_ell_get(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseBlockedEllGet", (int)cubind_expected, 0);
@@ -17105,7 +17105,7 @@ static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
 
 /* How cusparseConstBlockedEllGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_389[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
@@ -17126,7 +17126,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cusparseConstBlockedEllGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_blocked_ell_get(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
@@ -17152,7 +17152,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_blocked_ell_get(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstBlockedEllGet", (int)cubind_expected, 0);
@@ -17161,7 +17161,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
 
 /* How cusparseCreateSlicedEll is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_390[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
@@ -17185,7 +17185,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_390, 1, "cusparseCreateSlicedEll", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -17214,7 +17214,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateSlicedEll", (int)cubind_expected, 0);
@@ -17223,7 +17223,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
 
 /* How cusparseCreateConstSlicedEll is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_391[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_sliced_ell(void **cubind_state)
@@ -17247,7 +17247,7 @@ static void test_cubind_cusparse_create_const_sliced_ell(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cusparseCreateConstSlicedEll", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
@@ -17276,7 +17276,7 @@ static void test_cubind_cusparse_create_const_sliced_ell(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstSlicedEll", (int)cubind_expected, 0);
@@ -17314,7 +17314,7 @@ static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_dn_mat(dnMatDescr, rows, cols, ld, values, valueType, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateDnMat", (int)cubind_expected, 0);
@@ -17323,7 +17323,7 @@ static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
 
 /* How cusparseCreateConstDnMat is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_393[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_create_const_dn_mat(void **cubind_state)
@@ -17341,7 +17341,7 @@ static void test_cubind_cusparse_create_const_dn_mat(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cusparseCreateConstDnMat", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_dn_mat(dnMatDescr, rows, cols, ld, values, valueType, order);
@@ -17364,7 +17364,7 @@ static void test_cubind_cusparse_create_const_dn_mat(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_create_const_dn_mat(dnMatDescr, rows, cols, ld, values, valueType, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstDnMat", (int)cubind_expected, 0);
@@ -17390,7 +17390,7 @@ static void test_cubind_cusparse_destroy_dn_mat(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_destroy_dn_mat(dnMatDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDestroyDnMat", (int)cubind_expected, 0);
@@ -17428,7 +17428,7 @@ static void test_cubind_cusparse_dn_mat_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_mat_get(dnMatDescr, rows, cols, ld, values, type, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGet", (int)cubind_expected, 0);
@@ -17437,7 +17437,7 @@ static void test_cubind_cusparse_dn_mat_get(void **cubind_state)
 
 /* How cusparseConstDnMatGet is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_396[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_dn_mat_get(void **cubind_state)
@@ -17455,7 +17455,7 @@ static void test_cubind_cusparse_const_dn_mat_get(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_396, 1, "cusparseConstDnMatGet", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_mat_get(dnMatDescr, rows, cols, ld, values, type, order);
@@ -17478,7 +17478,7 @@ static void test_cubind_cusparse_const_dn_mat_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_mat_get(dnMatDescr, rows, cols, ld, values, type, order);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnMatGet", (int)cubind_expected, 1);
@@ -17506,7 +17506,7 @@ static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_mat_get_values(dnMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGetValues", (int)cubind_expected, 0);
@@ -17515,7 +17515,7 @@ static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
 
 /* How cusparseConstDnMatGetValues is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_398[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_const_dn_mat_get_values(void **cubind_state)
@@ -17528,7 +17528,7 @@ static void test_cubind_cusparse_const_dn_mat_get_values(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_398, 1, "cusparseConstDnMatGetValues", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_mat_get_values(dnMatDescr, values);
@@ -17546,7 +17546,7 @@ static void test_cubind_cusparse_const_dn_mat_get_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_const_dn_mat_get_values(dnMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnMatGetValues", (int)cubind_expected, 0);
@@ -17574,7 +17574,7 @@ static void test_cubind_cusparse_dn_mat_set_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_mat_set_values(dnMatDescr, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatSetValues", (int)cubind_expected, 0);
@@ -17604,7 +17604,7 @@ static void test_cubind_cusparse_dn_mat_set_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_mat_set_strided_batch(dnMatDescr, batchCount, batchStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatSetStridedBatch", (int)cubind_expected, 0);
@@ -17634,7 +17634,7 @@ static void test_cubind_cusparse_dn_mat_get_strided_batch(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dn_mat_get_strided_batch(dnMatDescr, batchCount, batchStride);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGetStridedBatch", (int)cubind_expected, 0);
@@ -17668,7 +17668,7 @@ static void test_cubind_cusparse_axpby(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_axpby(handle, alpha, vecX, beta, vecY);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseAxpby", (int)cubind_expected, 0);
@@ -17698,7 +17698,7 @@ static void test_cubind_cusparse_gather(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_gather(handle, vecY, vecX);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGather", (int)cubind_expected, 0);
@@ -17728,7 +17728,7 @@ static void test_cubind_cusparse_scatter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_scatter(handle, vecX, vecY);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScatter", (int)cubind_expected, 0);
@@ -17762,7 +17762,7 @@ static void test_cubind_cusparse_rot(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_rot(handle, c_coeff, s_coeff, vecX, vecY);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseRot", (int)cubind_expected, 0);
@@ -17800,7 +17800,7 @@ static void test_cubind_cusparse_sp_vv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vv_buffer_size(handle, opX, vecX, vecY, result, computeType, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVV_bufferSize", (int)cubind_expected, 0);
@@ -17838,7 +17838,7 @@ static void test_cubind_cusparse_sp_vv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_vv(handle, opX, vecX, vecY, result, computeType, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVV", (int)cubind_expected, 1);
@@ -17872,7 +17872,7 @@ static void test_cubind_cusparse_sparse_to_dense_buffer_size(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusparse_sparse_to_dense_buffer_size(handle, matA, matB, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSparseToDense_bufferSize", (int)cubind_expected, 0);
@@ -17906,7 +17906,7 @@ static void test_cubind_cusparse_sparse_to_dense(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sparse_to_dense(handle, matA, matB, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSparseToDense", (int)cubind_expected, 0);
@@ -17940,7 +17940,7 @@ static void test_cubind_cusparse_dense_to_sparse_buffer_size(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_cusparse_dense_to_sparse_buffer_size(handle, matA, matB, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDenseToSparse_bufferSize", (int)cubind_expected, 0);
@@ -17974,7 +17974,7 @@ static void test_cubind_cusparse_dense_to_sparse_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dense_to_sparse_analysis(handle, matA, matB, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDenseToSparse_analysis", (int)cubind_expected, 0);
@@ -18008,7 +18008,7 @@ static void test_cubind_cusparse_dense_to_sparse_convert(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_dense_to_sparse_convert(handle, matA, matB, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDenseToSparse_convert", (int)cubind_expected, 0);
@@ -18052,7 +18052,7 @@ static void test_cubind_cusparse_sp_mv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mv(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMV", (int)cubind_expected, 0);
@@ -18096,7 +18096,7 @@ static void test_cubind_cusparse_sp_mv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mv_buffer_size(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMV_bufferSize", (int)cubind_expected, 0);
@@ -18105,7 +18105,7 @@ static void test_cubind_cusparse_sp_mv_buffer_size(void **cubind_state)
 
 /* How cusparseSpMV_preprocess is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_415[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_sp_mv_preprocess(void **cubind_state)
@@ -18126,7 +18126,7 @@ static void test_cubind_cusparse_sp_mv_preprocess(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cusparseSpMV_preprocess", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mv_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
@@ -18152,7 +18152,7 @@ static void test_cubind_cusparse_sp_mv_preprocess(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mv_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMV_preprocess", (int)cubind_expected, 0);
@@ -18178,7 +18178,7 @@ static void test_cubind_cusparse_sp_sv_create_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_create_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_createDescr", (int)cubind_expected, 0);
@@ -18204,7 +18204,7 @@ static void test_cubind_cusparse_sp_sv_destroy_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_destroy_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_destroyDescr", (int)cubind_expected, 0);
@@ -18248,7 +18248,7 @@ static void test_cubind_cusparse_sp_sv_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_buffer_size(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_bufferSize", (int)cubind_expected, 1);
@@ -18292,7 +18292,7 @@ static void test_cubind_cusparse_sp_sv_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_analysis", (int)cubind_expected, 0);
@@ -18334,7 +18334,7 @@ static void test_cubind_cusparse_sp_sv_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_solve", (int)cubind_expected, 0);
@@ -18343,7 +18343,7 @@ static void test_cubind_cusparse_sp_sv_solve(void **cubind_state)
 
 /* How cusparseSpSV_updateMatrix is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_421[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_sp_sv_update_matrix(void **cubind_state)
@@ -18358,7 +18358,7 @@ static void test_cubind_cusparse_sp_sv_update_matrix(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cusparseSpSV_updateMatrix", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_update_matrix(handle, spsvDescr, newValues, updatePart);
@@ -18378,7 +18378,7 @@ static void test_cubind_cusparse_sp_sv_update_matrix(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sv_update_matrix(handle, spsvDescr, newValues, updatePart);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_updateMatrix", (int)cubind_expected, 0);
@@ -18404,7 +18404,7 @@ static void test_cubind_cusparse_sp_sm_create_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_create_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_createDescr", (int)cubind_expected, 0);
@@ -18430,7 +18430,7 @@ static void test_cubind_cusparse_sp_sm_destroy_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_destroy_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_destroyDescr", (int)cubind_expected, 0);
@@ -18476,7 +18476,7 @@ static void test_cubind_cusparse_sp_sm_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_buffer_size(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_bufferSize", (int)cubind_expected, 0);
@@ -18522,7 +18522,7 @@ static void test_cubind_cusparse_sp_sm_analysis(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_analysis", (int)cubind_expected, 0);
@@ -18566,7 +18566,7 @@ static void test_cubind_cusparse_sp_sm_solve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_solve", (int)cubind_expected, 0);
@@ -18575,7 +18575,7 @@ static void test_cubind_cusparse_sp_sm_solve(void **cubind_state)
 
 /* How cusparseSpSM_updateMatrix is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_427[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_sp_sm_update_matrix(void **cubind_state)
@@ -18590,7 +18590,7 @@ static void test_cubind_cusparse_sp_sm_update_matrix(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cusparseSpSM_updateMatrix", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_update_matrix(handle, spsmDescr, newValues, updatePart);
@@ -18610,7 +18610,7 @@ static void test_cubind_cusparse_sp_sm_update_matrix(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_sm_update_matrix(handle, spsmDescr, newValues, updatePart);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_updateMatrix", (int)cubind_expected, 0);
@@ -18656,7 +18656,7 @@ static void test_cubind_cusparse_sp_mm_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm_buffer_size(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMM_bufferSize", (int)cubind_expected, 0);
@@ -18702,7 +18702,7 @@ static void test_cubind_cusparse_sp_mm_preprocess(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMM_preprocess", (int)cubind_expected, 1);
@@ -18748,7 +18748,7 @@ static void test_cubind_cusparse_sp_mm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMM", (int)cubind_expected, 0);
@@ -18774,7 +18774,7 @@ static void test_cubind_cusparse_sp_gemm_create_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_create_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_createDescr", (int)cubind_expected, 0);
@@ -18800,7 +18800,7 @@ static void test_cubind_cusparse_sp_gemm_destroy_descr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_destroy_descr(descr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_destroyDescr", (int)cubind_expected, 0);
@@ -18850,7 +18850,7 @@ static void test_cubind_cusparse_sp_gemm_work_estimation(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_work_estimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_workEstimation", (int)cubind_expected, 0);
@@ -18859,7 +18859,7 @@ static void test_cubind_cusparse_sp_gemm_work_estimation(void **cubind_state)
 
 /* How cusparseSpGEMM_getNumProducts is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_434[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
@@ -18872,7 +18872,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cusparseSpGEMM_getNumProducts", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_get_num_products(spgemmDescr, num_prods);
@@ -18890,7 +18890,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_get_num_products(spgemmDescr, num_prods);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_getNumProducts", (int)cubind_expected, 0);
@@ -18899,7 +18899,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
 
 /* How cusparseSpGEMM_estimateMemory is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_435[] = {
-    {"11.8", 4, ""},
+    {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
 
 static void test_cubind_cusparse_sp_gemm_estimate_memory(void **cubind_state)
@@ -18925,7 +18925,7 @@ static void test_cubind_cusparse_sp_gemm_estimate_memory(void **cubind_state)
     const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cusparseSpGEMM_estimateMemory", &cubind_action);
 
     (void)cubind_state;
-    if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
+    if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_estimate_memory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
@@ -18956,7 +18956,7 @@ static void test_cubind_cusparse_sp_gemm_estimate_memory(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_estimate_memory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_estimateMemory", (int)cubind_expected, 0);
@@ -19006,7 +19006,7 @@ static void test_cubind_cusparse_sp_gemm_compute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_compute", (int)cubind_expected, 0);
@@ -19052,7 +19052,7 @@ static void test_cubind_cusparse_sp_gemm_copy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_copy", (int)cubind_expected, 0);
@@ -19096,7 +19096,7 @@ static void test_cubind_cusparse_sp_gemm_reuse_work_estimation(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_reuse_work_estimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_workEstimation", (int)cubind_expected, 0);
@@ -19148,7 +19148,7 @@ static void test_cubind_cusparse_sp_gemm_reuse_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_reuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_nnz", (int)cubind_expected, 0);
@@ -19192,7 +19192,7 @@ static void test_cubind_cusparse_sp_gemm_reuse_copy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_reuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_copy", (int)cubind_expected, 1);
@@ -19238,7 +19238,7 @@ static void test_cubind_cusparse_sp_gemm_reuse_compute(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_gemm_reuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_compute", (int)cubind_expected, 0);
@@ -19284,7 +19284,7 @@ static void test_cubind_cusparse_sddmm_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sddmm_buffer_size(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSDDMM_bufferSize", (int)cubind_expected, 0);
@@ -19330,7 +19330,7 @@ static void test_cubind_cusparse_sddmm_preprocess(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sddmm_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSDDMM_preprocess", (int)cubind_expected, 0);
@@ -19376,7 +19376,7 @@ static void test_cubind_cusparse_sddmm(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sddmm(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSDDMM", (int)cubind_expected, 0);
@@ -19432,7 +19432,7 @@ static void test_cubind_cusparse_sp_mm_op_create_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm_op_create_plan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMMOp_createPlan", (int)cubind_expected, 0);
@@ -19460,7 +19460,7 @@ static void test_cubind_cusparse_sp_mm_op(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm_op(plan, externalBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMMOp", (int)cubind_expected, 0);
@@ -19486,7 +19486,7 @@ static void test_cubind_cusparse_sp_mm_op_destroy_plan(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_sp_mm_op_destroy_plan(plan);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMMOp_destroyPlan", (int)cubind_expected, 0);
@@ -19532,7 +19532,7 @@ static void test_cubind_cusparse_hprune_dense2csr_buffer_size_ext(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
@@ -19576,7 +19576,7 @@ static void test_cubind_cusparse_hprune_dense2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrNnz", (int)cubind_expected, 0);
@@ -19622,7 +19622,7 @@ static void test_cubind_cusparse_hprune_dense2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csr", (int)cubind_expected, 0);
@@ -19674,7 +19674,7 @@ static void test_cubind_cusparse_hprune_csr2csr_buffer_size_ext(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 1);
@@ -19724,7 +19724,7 @@ static void test_cubind_cusparse_hprune_csr2csr_nnz(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrNnz", (int)cubind_expected, 0);
@@ -19776,7 +19776,7 @@ static void test_cubind_cusparse_hprune_csr2csr(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csr", (int)cubind_expected, 0);
@@ -19824,7 +19824,7 @@ static void test_cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -19870,7 +19870,7 @@ static void test_cubind_cusparse_hprune_dense2csr_nnz_by_percentage(void **cubin
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -19918,7 +19918,7 @@ static void test_cubind_cusparse_hprune_dense2csr_by_percentage(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrByPercentage", (int)cubind_expected, 0);
@@ -19972,7 +19972,7 @@ static void test_cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(vo
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
@@ -20024,7 +20024,7 @@ static void test_cubind_cusparse_hprune_csr2csr_nnz_by_percentage(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
@@ -20078,7 +20078,7 @@ static void test_cubind_cusparse_hprune_csr2csr_by_percentage(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_cusparse_hprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrByPercentage", (int)cubind_expected, 0);

@@ -67,7 +67,7 @@ static void test_cubind_nccl_mem_alloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_mem_alloc(ptr, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemAlloc", (int)cubind_expected, 1);
@@ -93,7 +93,7 @@ static void test_cubind_nccl_mem_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_mem_free(ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemFree", (int)cubind_expected, 0);
@@ -119,7 +119,7 @@ static void test_cubind_nccl_get_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_get_version(version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetVersion", (int)cubind_expected, 0);
@@ -145,7 +145,7 @@ static void test_cubind_nccl_get_unique_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_get_unique_id(uniqueId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetUniqueId", (int)cubind_expected, 0);
@@ -180,7 +180,7 @@ static void test_cubind_nccl_comm_init_rank_config(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_init_rank_config(comm, nranks, commId, rank, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankConfig", (int)cubind_expected, 0);
@@ -213,7 +213,7 @@ static void test_cubind_nccl_comm_init_rank(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_init_rank(comm, nranks, commId, rank);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRank", (int)cubind_expected, 0);
@@ -243,7 +243,7 @@ static void test_cubind_nccl_comm_init_all(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_init_all(comm, ndev, devlist);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitAll", (int)cubind_expected, 0);
@@ -269,7 +269,7 @@ static void test_cubind_nccl_comm_finalize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_finalize(comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommFinalize", (int)cubind_expected, 1);
@@ -295,7 +295,7 @@ static void test_cubind_nccl_comm_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_destroy(comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDestroy", (int)cubind_expected, 0);
@@ -321,7 +321,7 @@ static void test_cubind_nccl_comm_abort(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_abort(comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommAbort", (int)cubind_expected, 0);
@@ -349,7 +349,7 @@ static void test_cubind_nccl_comm_revoke(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_revoke(comm, revokeFlags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRevoke", (int)cubind_expected, 0);
@@ -383,7 +383,7 @@ static void test_cubind_nccl_comm_split(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_split(comm, color, key, newcomm, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommSplit", (int)cubind_expected, 0);
@@ -419,7 +419,7 @@ static void test_cubind_nccl_comm_shrink(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_shrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommShrink", (int)cubind_expected, 0);
@@ -455,7 +455,7 @@ static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_init_rank_scalable(newcomm, nranks, myrank, nId, commIds, config);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankScalable", (int)cubind_expected, 0);
@@ -481,7 +481,7 @@ static void test_cubind_nccl_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_get_error_string(result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -507,7 +507,7 @@ static void test_cubind_nccl_get_last_error(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_get_last_error(comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -528,7 +528,7 @@ static void test_cubind_nccl_reset_debug_init(void **cubind_state)
         cubind_clear_error();
         cubind_nccl_reset_debug_init();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         cubind_test_assert_no_error();
     }
@@ -555,7 +555,7 @@ static void test_cubind_nccl_comm_get_async_error(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_get_async_error(comm, asyncError);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommGetAsyncError", (int)cubind_expected, 0);
@@ -583,7 +583,7 @@ static void test_cubind_nccl_comm_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_count(comm, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCount", (int)cubind_expected, 0);
@@ -611,7 +611,7 @@ static void test_cubind_nccl_comm_cu_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_cu_device(comm, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCuDevice", (int)cubind_expected, 0);
@@ -639,7 +639,7 @@ static void test_cubind_nccl_comm_user_rank(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_user_rank(comm, rank);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommUserRank", (int)cubind_expected, 0);
@@ -671,7 +671,7 @@ static void test_cubind_nccl_comm_register(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_register(comm, buff, size, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRegister", (int)cubind_expected, 1);
@@ -699,7 +699,7 @@ static void test_cubind_nccl_comm_deregister(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_deregister(comm, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommDeregister", (int)cubind_expected, 0);
@@ -733,7 +733,7 @@ static void test_cubind_nccl_comm_window_register(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_window_register(comm, buff, size, win, winFlags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowRegister", (int)cubind_expected, 0);
@@ -761,7 +761,7 @@ static void test_cubind_nccl_comm_window_deregister(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_comm_window_deregister(comm, win);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowDeregister", (int)cubind_expected, 0);
@@ -795,7 +795,7 @@ static void test_cubind_nccl_red_op_create_pre_mul_sum(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_red_op_create_pre_mul_sum(op, scalar, datatype, residence, comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpCreatePreMulSum", (int)cubind_expected, 0);
@@ -823,7 +823,7 @@ static void test_cubind_nccl_red_op_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_red_op_destroy(op, comm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpDestroy", (int)cubind_expected, 0);
@@ -863,7 +863,7 @@ static void test_cubind_nccl_reduce(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_reduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduce", (int)cubind_expected, 0);
@@ -899,7 +899,7 @@ static void test_cubind_nccl_bcast(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_bcast(buff, count, datatype, root, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBcast", (int)cubind_expected, 1);
@@ -937,7 +937,7 @@ static void test_cubind_nccl_broadcast(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_broadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclBroadcast", (int)cubind_expected, 0);
@@ -975,7 +975,7 @@ static void test_cubind_nccl_all_reduce(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_all_reduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllReduce", (int)cubind_expected, 0);
@@ -1013,7 +1013,7 @@ static void test_cubind_nccl_reduce_scatter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_reduce_scatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclReduceScatter", (int)cubind_expected, 0);
@@ -1049,7 +1049,7 @@ static void test_cubind_nccl_all_gather(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_all_gather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAllGather", (int)cubind_expected, 0);
@@ -1085,7 +1085,7 @@ static void test_cubind_nccl_allto_all(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_allto_all(sendbuff, recvbuff, count, datatype, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclAlltoAll", (int)cubind_expected, 0);
@@ -1123,7 +1123,7 @@ static void test_cubind_nccl_gather(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_gather(sendbuff, recvbuff, count, datatype, root, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGather", (int)cubind_expected, 0);
@@ -1161,7 +1161,7 @@ static void test_cubind_nccl_scatter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_scatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclScatter", (int)cubind_expected, 1);
@@ -1197,7 +1197,7 @@ static void test_cubind_nccl_send(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_send(sendbuff, count, datatype, peer, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclSend", (int)cubind_expected, 0);
@@ -1233,7 +1233,7 @@ static void test_cubind_nccl_recv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_recv(recvbuff, count, datatype, peer, comm, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRecv", (int)cubind_expected, 0);
@@ -1257,7 +1257,7 @@ static void test_cubind_nccl_group_start(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_group_start();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupStart", (int)cubind_expected, 0);
@@ -1281,7 +1281,7 @@ static void test_cubind_nccl_group_end(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_group_end();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupEnd", (int)cubind_expected, 0);
@@ -1307,7 +1307,7 @@ static void test_cubind_nccl_group_simulate_end(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nccl_group_simulate_end(simInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupSimulateEnd", (int)cubind_expected, 0);

@@ -62,7 +62,7 @@ static void test_cubind_nvml_init(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_init();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlInit", (int)cubind_expected, 1);
@@ -88,7 +88,7 @@ static void test_cubind_nvml_init_with_flags(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_init_with_flags(flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlInitWithFlags", (int)cubind_expected, 0);
@@ -112,7 +112,7 @@ static void test_cubind_nvml_shutdown(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_shutdown();
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlShutdown", (int)cubind_expected, 0);
@@ -138,7 +138,7 @@ static void test_cubind_nvml_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_error_string(result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -166,7 +166,7 @@ static void test_cubind_nvml_system_get_driver_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_driver_version(version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetDriverVersion", (int)cubind_expected, 0);
@@ -194,7 +194,7 @@ static void test_cubind_nvml_system_get_nvml_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_nvml_version(version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetNVMLVersion", (int)cubind_expected, 0);
@@ -220,7 +220,7 @@ static void test_cubind_nvml_system_get_cuda_driver_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_cuda_driver_version(cudaDriverVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetCudaDriverVersion", (int)cubind_expected, 0);
@@ -246,7 +246,7 @@ static void test_cubind_nvml_system_get_cuda_driver_version_v2(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_cuda_driver_version_v2(cudaDriverVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetCudaDriverVersion_v2", (int)cubind_expected, 0);
@@ -276,7 +276,7 @@ static void test_cubind_nvml_system_get_process_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_process_name(pid, name, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetProcessName", (int)cubind_expected, 1);
@@ -304,7 +304,7 @@ static void test_cubind_nvml_system_get_hic_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_hic_version(hwbcCount, hwbcEntries);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetHicVersion", (int)cubind_expected, 0);
@@ -334,7 +334,7 @@ static void test_cubind_nvml_system_get_topology_gpu_set(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_topology_gpu_set(cpuNumber, count, deviceArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetTopologyGpuSet", (int)cubind_expected, 0);
@@ -360,7 +360,7 @@ static void test_cubind_nvml_unit_get_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_count(unitCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetCount", (int)cubind_expected, 0);
@@ -388,7 +388,7 @@ static void test_cubind_nvml_unit_get_handle_by_index(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_handle_by_index(index, unit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetHandleByIndex", (int)cubind_expected, 0);
@@ -416,7 +416,7 @@ static void test_cubind_nvml_unit_get_unit_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_unit_info(unit, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetUnitInfo", (int)cubind_expected, 0);
@@ -444,7 +444,7 @@ static void test_cubind_nvml_unit_get_led_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_led_state(unit, state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetLedState", (int)cubind_expected, 1);
@@ -472,7 +472,7 @@ static void test_cubind_nvml_unit_get_psu_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_psu_info(unit, psu);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetPsuInfo", (int)cubind_expected, 0);
@@ -502,7 +502,7 @@ static void test_cubind_nvml_unit_get_temperature(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_temperature(unit, type, temp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetTemperature", (int)cubind_expected, 0);
@@ -530,7 +530,7 @@ static void test_cubind_nvml_unit_get_fan_speed_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_fan_speed_info(unit, fanSpeeds);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetFanSpeedInfo", (int)cubind_expected, 1);
@@ -560,7 +560,7 @@ static void test_cubind_nvml_unit_get_devices(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_get_devices(unit, deviceCount, devices);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetDevices", (int)cubind_expected, 0);
@@ -586,7 +586,7 @@ static void test_cubind_nvml_device_get_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_count(deviceCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCount", (int)cubind_expected, 0);
@@ -614,7 +614,7 @@ static void test_cubind_nvml_device_get_attributes(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_attributes(device, attributes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAttributes", (int)cubind_expected, 0);
@@ -642,7 +642,7 @@ static void test_cubind_nvml_device_get_handle_by_index(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_handle_by_index(index, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByIndex", (int)cubind_expected, 0);
@@ -670,7 +670,7 @@ static void test_cubind_nvml_device_get_handle_by_serial(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_handle_by_serial(serial, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleBySerial", (int)cubind_expected, 0);
@@ -698,7 +698,7 @@ static void test_cubind_nvml_device_get_handle_by_uuid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_handle_by_uuid(uuid, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByUUID", (int)cubind_expected, 0);
@@ -726,7 +726,7 @@ static void test_cubind_nvml_device_get_handle_by_pci_bus_id(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_handle_by_pci_bus_id(pciBusId, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByPciBusId", (int)cubind_expected, 0);
@@ -756,7 +756,7 @@ static void test_cubind_nvml_device_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_name(device, name, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetName", (int)cubind_expected, 0);
@@ -784,7 +784,7 @@ static void test_cubind_nvml_device_get_brand(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_brand(device, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBrand", (int)cubind_expected, 0);
@@ -812,7 +812,7 @@ static void test_cubind_nvml_device_get_index(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_index(device, index);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetIndex", (int)cubind_expected, 0);
@@ -842,7 +842,7 @@ static void test_cubind_nvml_device_get_serial(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_serial(device, serial, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSerial", (int)cubind_expected, 0);
@@ -870,7 +870,7 @@ static void test_cubind_nvml_device_get_module_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_module_id(device, moduleId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetModuleId", (int)cubind_expected, 0);
@@ -898,7 +898,7 @@ static void test_cubind_nvml_device_get_c2c_mode_info_v(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_c2c_mode_info_v(device, c2cModeInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetC2cModeInfoV", (int)cubind_expected, 1);
@@ -930,7 +930,7 @@ static void test_cubind_nvml_device_get_memory_affinity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_memory_affinity(device, nodeSetSize, nodeSet, scope);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryAffinity", (int)cubind_expected, 0);
@@ -962,7 +962,7 @@ static void test_cubind_nvml_device_get_cpu_affinity_within_scope(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_cpu_affinity_within_scope(device, cpuSetSize, cpuSet, scope);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCpuAffinityWithinScope", (int)cubind_expected, 0);
@@ -992,7 +992,7 @@ static void test_cubind_nvml_device_get_cpu_affinity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_cpu_affinity(device, cpuSetSize, cpuSet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCpuAffinity", (int)cubind_expected, 0);
@@ -1018,7 +1018,7 @@ static void test_cubind_nvml_device_set_cpu_affinity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_cpu_affinity(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetCpuAffinity", (int)cubind_expected, 0);
@@ -1044,7 +1044,7 @@ static void test_cubind_nvml_device_clear_cpu_affinity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_clear_cpu_affinity(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceClearCpuAffinity", (int)cubind_expected, 0);
@@ -1072,7 +1072,7 @@ static void test_cubind_nvml_device_get_numa_node_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_numa_node_id(device, node);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumaNodeId", (int)cubind_expected, 0);
@@ -1102,7 +1102,7 @@ static void test_cubind_nvml_device_get_topology_common_ancestor(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_topology_common_ancestor(device1, device2, pathInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTopologyCommonAncestor", (int)cubind_expected, 0);
@@ -1134,7 +1134,7 @@ static void test_cubind_nvml_device_get_topology_nearest_gpus(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_topology_nearest_gpus(device, level, count, deviceArray);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTopologyNearestGpus", (int)cubind_expected, 1);
@@ -1166,7 +1166,7 @@ static void test_cubind_nvml_device_get_p2p_status(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_p2p_status(device1, device2, p2pIndex, p2pStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetP2PStatus", (int)cubind_expected, 0);
@@ -1196,7 +1196,7 @@ static void test_cubind_nvml_device_get_uuid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_uuid(device, uuid, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetUUID", (int)cubind_expected, 0);
@@ -1224,7 +1224,7 @@ static void test_cubind_nvml_device_get_minor_number(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_minor_number(device, minorNumber);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinorNumber", (int)cubind_expected, 0);
@@ -1254,7 +1254,7 @@ static void test_cubind_nvml_device_get_board_part_number(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_board_part_number(device, partNumber, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBoardPartNumber", (int)cubind_expected, 0);
@@ -1286,7 +1286,7 @@ static void test_cubind_nvml_device_get_inforom_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_inforom_version(device, object, version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomVersion", (int)cubind_expected, 0);
@@ -1316,7 +1316,7 @@ static void test_cubind_nvml_device_get_inforom_image_version(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_inforom_image_version(device, version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomImageVersion", (int)cubind_expected, 1);
@@ -1344,7 +1344,7 @@ static void test_cubind_nvml_device_get_inforom_configuration_checksum(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_inforom_configuration_checksum(device, checksum);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomConfigurationChecksum", (int)cubind_expected, 0);
@@ -1370,7 +1370,7 @@ static void test_cubind_nvml_device_validate_inforom(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_validate_inforom(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceValidateInforom", (int)cubind_expected, 0);
@@ -1400,7 +1400,7 @@ static void test_cubind_nvml_device_get_last_bbx_flush_time(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_last_bbx_flush_time(device, timestamp, durationUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetLastBBXFlushTime", (int)cubind_expected, 1);
@@ -1428,7 +1428,7 @@ static void test_cubind_nvml_device_get_display_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_display_mode(device, display);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDisplayMode", (int)cubind_expected, 0);
@@ -1456,7 +1456,7 @@ static void test_cubind_nvml_device_get_display_active(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_display_active(device, isActive);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDisplayActive", (int)cubind_expected, 0);
@@ -1484,7 +1484,7 @@ static void test_cubind_nvml_device_get_persistence_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_persistence_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPersistenceMode", (int)cubind_expected, 0);
@@ -1512,7 +1512,7 @@ static void test_cubind_nvml_device_get_pci_info_ext(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pci_info_ext(device, pci);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPciInfoExt", (int)cubind_expected, 0);
@@ -1540,7 +1540,7 @@ static void test_cubind_nvml_device_get_pci_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pci_info(device, pci);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPciInfo", (int)cubind_expected, 0);
@@ -1568,7 +1568,7 @@ static void test_cubind_nvml_device_get_max_pcie_link_generation(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_max_pcie_link_generation(device, maxLinkGen);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxPcieLinkGeneration", (int)cubind_expected, 0);
@@ -1596,7 +1596,7 @@ static void test_cubind_nvml_device_get_gpu_max_pcie_link_generation(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_max_pcie_link_generation(device, maxLinkGenDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuMaxPcieLinkGeneration", (int)cubind_expected, 0);
@@ -1624,7 +1624,7 @@ static void test_cubind_nvml_device_get_max_pcie_link_width(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_max_pcie_link_width(device, maxLinkWidth);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxPcieLinkWidth", (int)cubind_expected, 0);
@@ -1652,7 +1652,7 @@ static void test_cubind_nvml_device_get_curr_pcie_link_generation(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_curr_pcie_link_generation(device, currLinkGen);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrPcieLinkGeneration", (int)cubind_expected, 0);
@@ -1680,7 +1680,7 @@ static void test_cubind_nvml_device_get_curr_pcie_link_width(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_curr_pcie_link_width(device, currLinkWidth);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrPcieLinkWidth", (int)cubind_expected, 0);
@@ -1710,7 +1710,7 @@ static void test_cubind_nvml_device_get_pcie_throughput(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pcie_throughput(device, counter, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieThroughput", (int)cubind_expected, 0);
@@ -1738,7 +1738,7 @@ static void test_cubind_nvml_device_get_pcie_replay_counter(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pcie_replay_counter(device, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieReplayCounter", (int)cubind_expected, 0);
@@ -1768,7 +1768,7 @@ static void test_cubind_nvml_device_get_clock_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_clock_info(device, type, clock);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClockInfo", (int)cubind_expected, 1);
@@ -1798,7 +1798,7 @@ static void test_cubind_nvml_device_get_max_clock_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_max_clock_info(device, type, clock);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxClockInfo", (int)cubind_expected, 0);
@@ -1826,7 +1826,7 @@ static void test_cubind_nvml_device_get_gpc_clk_vf_offset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpc_clk_vf_offset(device, offset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpcClkVfOffset", (int)cubind_expected, 0);
@@ -1856,7 +1856,7 @@ static void test_cubind_nvml_device_get_applications_clock(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_applications_clock(device, clockType, clockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetApplicationsClock", (int)cubind_expected, 0);
@@ -1886,7 +1886,7 @@ static void test_cubind_nvml_device_get_default_applications_clock(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_default_applications_clock(device, clockType, clockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDefaultApplicationsClock", (int)cubind_expected, 0);
@@ -1918,7 +1918,7 @@ static void test_cubind_nvml_device_get_clock(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_clock(device, clockType, clockId, clockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClock", (int)cubind_expected, 0);
@@ -1948,7 +1948,7 @@ static void test_cubind_nvml_device_get_max_customer_boost_clock(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_max_customer_boost_clock(device, clockType, clockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxCustomerBoostClock", (int)cubind_expected, 0);
@@ -1978,7 +1978,7 @@ static void test_cubind_nvml_device_get_supported_memory_clocks(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_memory_clocks(device, count, clocksMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedMemoryClocks", (int)cubind_expected, 0);
@@ -2010,7 +2010,7 @@ static void test_cubind_nvml_device_get_supported_graphics_clocks(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_graphics_clocks(device, memoryClockMHz, count, clocksMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedGraphicsClocks", (int)cubind_expected, 1);
@@ -2040,7 +2040,7 @@ static void test_cubind_nvml_device_get_auto_boosted_clocks_enabled(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_auto_boosted_clocks_enabled(device, isEnabled, defaultIsEnabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAutoBoostedClocksEnabled", (int)cubind_expected, 0);
@@ -2068,7 +2068,7 @@ static void test_cubind_nvml_device_get_fan_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_fan_speed(device, speed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanSpeed", (int)cubind_expected, 0);
@@ -2098,7 +2098,7 @@ static void test_cubind_nvml_device_get_fan_speed_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_fan_speed_v2(device, fan, speed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanSpeed_v2", (int)cubind_expected, 0);
@@ -2128,7 +2128,7 @@ static void test_cubind_nvml_device_get_target_fan_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_target_fan_speed(device, fan, targetSpeed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTargetFanSpeed", (int)cubind_expected, 0);
@@ -2158,7 +2158,7 @@ static void test_cubind_nvml_device_get_min_max_fan_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_min_max_fan_speed(device, minSpeed, maxSpeed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinMaxFanSpeed", (int)cubind_expected, 0);
@@ -2188,7 +2188,7 @@ static void test_cubind_nvml_device_get_fan_control_policy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_fan_control_policy(device, fan, policy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanControlPolicy_v2", (int)cubind_expected, 1);
@@ -2216,7 +2216,7 @@ static void test_cubind_nvml_device_get_num_fans(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_num_fans(device, numFans);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumFans", (int)cubind_expected, 0);
@@ -2246,7 +2246,7 @@ static void test_cubind_nvml_device_get_temperature(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_temperature(device, sensorType, temp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTemperature", (int)cubind_expected, 0);
@@ -2276,7 +2276,7 @@ static void test_cubind_nvml_device_get_temperature_threshold(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_temperature_threshold(device, thresholdType, temp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTemperatureThreshold", (int)cubind_expected, 1);
@@ -2306,7 +2306,7 @@ static void test_cubind_nvml_device_get_thermal_settings(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_thermal_settings(device, sensorIndex, pThermalSettings);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetThermalSettings", (int)cubind_expected, 0);
@@ -2334,7 +2334,7 @@ static void test_cubind_nvml_device_get_performance_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_performance_state(device, pState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPerformanceState", (int)cubind_expected, 0);
@@ -2362,7 +2362,7 @@ static void test_cubind_nvml_device_get_current_clocks_event_reasons(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_current_clocks_event_reasons(device, clocksEventReasons);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrentClocksEventReasons", (int)cubind_expected, 0);
@@ -2390,7 +2390,7 @@ static void test_cubind_nvml_device_get_current_clocks_throttle_reasons(void **c
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_current_clocks_throttle_reasons(device, clocksThrottleReasons);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrentClocksThrottleReasons", (int)cubind_expected, 0);
@@ -2418,7 +2418,7 @@ static void test_cubind_nvml_device_get_supported_clocks_event_reasons(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_clocks_event_reasons(device, supportedClocksEventReasons);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedClocksEventReasons", (int)cubind_expected, 0);
@@ -2446,7 +2446,7 @@ static void test_cubind_nvml_device_get_supported_clocks_throttle_reasons(void *
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_clocks_throttle_reasons(device, supportedClocksThrottleReasons);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedClocksThrottleReasons", (int)cubind_expected, 0);
@@ -2474,7 +2474,7 @@ static void test_cubind_nvml_device_get_power_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_state(device, pState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerState", (int)cubind_expected, 0);
@@ -2502,7 +2502,7 @@ static void test_cubind_nvml_device_get_dynamic_pstates_info(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_dynamic_pstates_info(device, pDynamicPstatesInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDynamicPstatesInfo", (int)cubind_expected, 0);
@@ -2530,7 +2530,7 @@ static void test_cubind_nvml_device_get_mem_clk_vf_offset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_mem_clk_vf_offset(device, offset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemClkVfOffset", (int)cubind_expected, 0);
@@ -2564,7 +2564,7 @@ static void test_cubind_nvml_device_get_min_max_clock_of_p_state(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_min_max_clock_of_p_state(device, type, pstate, minClockMHz, maxClockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinMaxClockOfPState", (int)cubind_expected, 0);
@@ -2594,7 +2594,7 @@ static void test_cubind_nvml_device_get_supported_performance_states(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_performance_states(device, pstates, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedPerformanceStates", (int)cubind_expected, 0);
@@ -2624,7 +2624,7 @@ static void test_cubind_nvml_device_get_gpc_clk_min_max_vf_offset(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpc_clk_min_max_vf_offset(device, minOffset, maxOffset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpcClkMinMaxVfOffset", (int)cubind_expected, 0);
@@ -2654,7 +2654,7 @@ static void test_cubind_nvml_device_get_mem_clk_min_max_vf_offset(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_mem_clk_min_max_vf_offset(device, minOffset, maxOffset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemClkMinMaxVfOffset", (int)cubind_expected, 1);
@@ -2682,7 +2682,7 @@ static void test_cubind_nvml_device_get_power_management_mode(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_management_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementMode", (int)cubind_expected, 0);
@@ -2710,7 +2710,7 @@ static void test_cubind_nvml_device_get_power_management_limit(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_management_limit(device, limit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementLimit", (int)cubind_expected, 0);
@@ -2740,7 +2740,7 @@ static void test_cubind_nvml_device_get_power_management_limit_constraints(void 
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_management_limit_constraints(device, minLimit, maxLimit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementLimitConstraints", (int)cubind_expected, 0);
@@ -2768,7 +2768,7 @@ static void test_cubind_nvml_device_get_power_management_default_limit(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_management_default_limit(device, defaultLimit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementDefaultLimit", (int)cubind_expected, 0);
@@ -2796,7 +2796,7 @@ static void test_cubind_nvml_device_get_power_usage(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_usage(device, power);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerUsage", (int)cubind_expected, 0);
@@ -2824,7 +2824,7 @@ static void test_cubind_nvml_device_get_total_energy_consumption(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_total_energy_consumption(device, energy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTotalEnergyConsumption", (int)cubind_expected, 0);
@@ -2852,7 +2852,7 @@ static void test_cubind_nvml_device_get_enforced_power_limit(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_enforced_power_limit(device, limit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEnforcedPowerLimit", (int)cubind_expected, 0);
@@ -2882,7 +2882,7 @@ static void test_cubind_nvml_device_get_gpu_operation_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_operation_mode(device, current, pending);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuOperationMode", (int)cubind_expected, 1);
@@ -2910,7 +2910,7 @@ static void test_cubind_nvml_device_get_memory_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_memory_info(device, memory);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryInfo", (int)cubind_expected, 0);
@@ -2938,7 +2938,7 @@ static void test_cubind_nvml_device_get_memory_info_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_memory_info_v2(device, memory);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryInfo_v2", (int)cubind_expected, 0);
@@ -2966,7 +2966,7 @@ static void test_cubind_nvml_device_get_compute_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_compute_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeMode", (int)cubind_expected, 0);
@@ -2996,7 +2996,7 @@ static void test_cubind_nvml_device_get_cuda_compute_capability(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_cuda_compute_capability(device, major, minor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCudaComputeCapability", (int)cubind_expected, 0);
@@ -3026,7 +3026,7 @@ static void test_cubind_nvml_device_get_ecc_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_ecc_mode(device, current, pending);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEccMode", (int)cubind_expected, 0);
@@ -3054,7 +3054,7 @@ static void test_cubind_nvml_device_get_default_ecc_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_default_ecc_mode(device, defaultMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDefaultEccMode", (int)cubind_expected, 1);
@@ -3082,7 +3082,7 @@ static void test_cubind_nvml_device_get_board_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_board_id(device, boardId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBoardId", (int)cubind_expected, 0);
@@ -3110,7 +3110,7 @@ static void test_cubind_nvml_device_get_multi_gpu_board(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_multi_gpu_board(device, multiGpuBool);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMultiGpuBoard", (int)cubind_expected, 0);
@@ -3142,7 +3142,7 @@ static void test_cubind_nvml_device_get_total_ecc_errors(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_total_ecc_errors(device, errorType, counterType, eccCounts);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTotalEccErrors", (int)cubind_expected, 1);
@@ -3174,7 +3174,7 @@ static void test_cubind_nvml_device_get_detailed_ecc_errors(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_detailed_ecc_errors(device, errorType, counterType, eccCounts);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDetailedEccErrors", (int)cubind_expected, 0);
@@ -3208,7 +3208,7 @@ static void test_cubind_nvml_device_get_memory_error_counter(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_memory_error_counter(device, errorType, counterType, locationType, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryErrorCounter", (int)cubind_expected, 0);
@@ -3236,7 +3236,7 @@ static void test_cubind_nvml_device_get_utilization_rates(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_utilization_rates(device, utilization);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetUtilizationRates", (int)cubind_expected, 0);
@@ -3266,7 +3266,7 @@ static void test_cubind_nvml_device_get_encoder_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_encoder_utilization(device, utilization, samplingPeriodUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderUtilization", (int)cubind_expected, 0);
@@ -3296,7 +3296,7 @@ static void test_cubind_nvml_device_get_encoder_capacity(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_encoder_capacity(device, encoderQueryType, encoderCapacity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderCapacity", (int)cubind_expected, 0);
@@ -3328,7 +3328,7 @@ static void test_cubind_nvml_device_get_encoder_stats(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_encoder_stats(device, sessionCount, averageFps, averageLatency);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderStats", (int)cubind_expected, 0);
@@ -3358,7 +3358,7 @@ static void test_cubind_nvml_device_get_encoder_sessions(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_encoder_sessions(device, sessionCount, sessionInfos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderSessions", (int)cubind_expected, 0);
@@ -3388,7 +3388,7 @@ static void test_cubind_nvml_device_get_decoder_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_decoder_utilization(device, utilization, samplingPeriodUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDecoderUtilization", (int)cubind_expected, 0);
@@ -3418,7 +3418,7 @@ static void test_cubind_nvml_device_get_jpg_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_jpg_utilization(device, utilization, samplingPeriodUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetJpgUtilization", (int)cubind_expected, 0);
@@ -3448,7 +3448,7 @@ static void test_cubind_nvml_device_get_ofa_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_ofa_utilization(device, utilization, samplingPeriodUs);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetOfaUtilization", (int)cubind_expected, 0);
@@ -3476,7 +3476,7 @@ static void test_cubind_nvml_device_get_fbc_stats(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_fbc_stats(device, fbcStats);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFBCStats", (int)cubind_expected, 0);
@@ -3506,7 +3506,7 @@ static void test_cubind_nvml_device_get_fbc_sessions(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_fbc_sessions(device, sessionCount, sessionInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFBCSessions", (int)cubind_expected, 0);
@@ -3536,7 +3536,7 @@ static void test_cubind_nvml_device_get_driver_model(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_driver_model(device, current, pending);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDriverModel", (int)cubind_expected, 1);
@@ -3566,7 +3566,7 @@ static void test_cubind_nvml_device_get_vbios_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vbios_version(device, version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVbiosVersion", (int)cubind_expected, 0);
@@ -3594,7 +3594,7 @@ static void test_cubind_nvml_device_get_bridge_chip_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_bridge_chip_info(device, bridgeHierarchy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBridgeChipInfo", (int)cubind_expected, 0);
@@ -3624,7 +3624,7 @@ static void test_cubind_nvml_device_get_compute_running_processes(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_compute_running_processes(device, infoCount, infos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeRunningProcesses", (int)cubind_expected, 0);
@@ -3654,7 +3654,7 @@ static void test_cubind_nvml_device_get_graphics_running_processes(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_graphics_running_processes(device, infoCount, infos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGraphicsRunningProcesses", (int)cubind_expected, 0);
@@ -3684,7 +3684,7 @@ static void test_cubind_nvml_device_get_mps_compute_running_processes(void **cub
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_mps_compute_running_processes(device, infoCount, infos);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMPSComputeRunningProcesses", (int)cubind_expected, 0);
@@ -3712,7 +3712,7 @@ static void test_cubind_nvml_device_get_running_process_detail_list(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_running_process_detail_list(device, plist);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRunningProcessDetailList", (int)cubind_expected, 0);
@@ -3742,7 +3742,7 @@ static void test_cubind_nvml_device_on_same_board(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_on_same_board(device1, device2, onSameBoard);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceOnSameBoard", (int)cubind_expected, 0);
@@ -3772,7 +3772,7 @@ static void test_cubind_nvml_device_get_api_restriction(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_api_restriction(device, apiType, isRestricted);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAPIRestriction", (int)cubind_expected, 1);
@@ -3808,7 +3808,7 @@ static void test_cubind_nvml_device_get_samples(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_samples(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSamples", (int)cubind_expected, 0);
@@ -3836,7 +3836,7 @@ static void test_cubind_nvml_device_get_bar1memory_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_bar1memory_info(device, bar1Memory);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBAR1MemoryInfo", (int)cubind_expected, 0);
@@ -3866,7 +3866,7 @@ static void test_cubind_nvml_device_get_violation_status(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_violation_status(device, perfPolicyType, violTime);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetViolationStatus", (int)cubind_expected, 0);
@@ -3894,7 +3894,7 @@ static void test_cubind_nvml_device_get_irq_num(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_irq_num(device, irqNum);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetIrqNum", (int)cubind_expected, 0);
@@ -3922,7 +3922,7 @@ static void test_cubind_nvml_device_get_num_gpu_cores(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_num_gpu_cores(device, numCores);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumGpuCores", (int)cubind_expected, 0);
@@ -3950,7 +3950,7 @@ static void test_cubind_nvml_device_get_power_source(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_power_source(device, powerSource);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerSource", (int)cubind_expected, 1);
@@ -3978,7 +3978,7 @@ static void test_cubind_nvml_device_get_memory_bus_width(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_memory_bus_width(device, busWidth);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryBusWidth", (int)cubind_expected, 0);
@@ -4006,7 +4006,7 @@ static void test_cubind_nvml_device_get_pcie_link_max_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pcie_link_max_speed(device, maxSpeed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieLinkMaxSpeed", (int)cubind_expected, 0);
@@ -4034,7 +4034,7 @@ static void test_cubind_nvml_device_get_pcie_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pcie_speed(device, pcieSpeed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieSpeed", (int)cubind_expected, 1);
@@ -4062,7 +4062,7 @@ static void test_cubind_nvml_device_get_adaptive_clock_info_status(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_adaptive_clock_info_status(device, adaptiveClockStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAdaptiveClockInfoStatus", (int)cubind_expected, 0);
@@ -4090,7 +4090,7 @@ static void test_cubind_nvml_device_get_bus_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_bus_type(device, type);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBusType", (int)cubind_expected, 0);
@@ -4118,7 +4118,7 @@ static void test_cubind_nvml_device_get_gpu_fabric_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_fabric_info(device, gpuFabricInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuFabricInfo", (int)cubind_expected, 0);
@@ -4146,7 +4146,7 @@ static void test_cubind_nvml_device_get_gpu_fabric_info_v(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_fabric_info_v(device, gpuFabricInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuFabricInfoV", (int)cubind_expected, 0);
@@ -4172,7 +4172,7 @@ static void test_cubind_nvml_system_get_conf_compute_capabilities(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_conf_compute_capabilities(capabilities);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeCapabilities", (int)cubind_expected, 0);
@@ -4198,7 +4198,7 @@ static void test_cubind_nvml_system_get_conf_compute_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_conf_compute_state(state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeState", (int)cubind_expected, 0);
@@ -4226,7 +4226,7 @@ static void test_cubind_nvml_device_get_conf_compute_mem_size_info(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_conf_compute_mem_size_info(device, memInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeMemSizeInfo", (int)cubind_expected, 0);
@@ -4252,7 +4252,7 @@ static void test_cubind_nvml_system_get_conf_compute_gpus_ready_state(void **cub
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_conf_compute_gpus_ready_state(isAcceptingWork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeGpusReadyState", (int)cubind_expected, 0);
@@ -4280,7 +4280,7 @@ static void test_cubind_nvml_device_get_conf_compute_protected_memory_usage(void
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_conf_compute_protected_memory_usage(device, memory);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeProtectedMemoryUsage", (int)cubind_expected, 0);
@@ -4308,7 +4308,7 @@ static void test_cubind_nvml_device_get_conf_compute_gpu_certificate(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_conf_compute_gpu_certificate(device, gpuCert);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeGpuCertificate", (int)cubind_expected, 0);
@@ -4336,7 +4336,7 @@ static void test_cubind_nvml_device_get_conf_compute_gpu_attestation_report(void
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_conf_compute_gpu_attestation_report(device, gpuAtstReport);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeGpuAttestationReport", (int)cubind_expected, 0);
@@ -4362,7 +4362,7 @@ static void test_cubind_nvml_system_get_conf_compute_key_rotation_threshold_info
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(pKeyRotationThrInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeKeyRotationThresholdInfo", (int)cubind_expected, 0);
@@ -4388,7 +4388,7 @@ static void test_cubind_nvml_system_get_conf_compute_settings(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_conf_compute_settings(settings);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeSettings", (int)cubind_expected, 1);
@@ -4416,7 +4416,7 @@ static void test_cubind_nvml_device_get_gsp_firmware_version(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gsp_firmware_version(device, version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGspFirmwareVersion", (int)cubind_expected, 0);
@@ -4446,7 +4446,7 @@ static void test_cubind_nvml_device_get_gsp_firmware_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gsp_firmware_mode(device, isEnabled, defaultMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGspFirmwareMode", (int)cubind_expected, 0);
@@ -4474,7 +4474,7 @@ static void test_cubind_nvml_device_get_accounting_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_accounting_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingMode", (int)cubind_expected, 0);
@@ -4504,7 +4504,7 @@ static void test_cubind_nvml_device_get_accounting_stats(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_accounting_stats(device, pid, stats);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingStats", (int)cubind_expected, 0);
@@ -4534,7 +4534,7 @@ static void test_cubind_nvml_device_get_accounting_pids(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_accounting_pids(device, count, pids);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingPids", (int)cubind_expected, 0);
@@ -4562,7 +4562,7 @@ static void test_cubind_nvml_device_get_accounting_buffer_size(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_accounting_buffer_size(device, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingBufferSize", (int)cubind_expected, 0);
@@ -4594,7 +4594,7 @@ static void test_cubind_nvml_device_get_retired_pages(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_retired_pages(device, cause, pageCount, addresses);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPages", (int)cubind_expected, 0);
@@ -4628,7 +4628,7 @@ static void test_cubind_nvml_device_get_retired_pages_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_retired_pages_v2(device, cause, pageCount, addresses, timestamps);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPages_v2", (int)cubind_expected, 1);
@@ -4656,7 +4656,7 @@ static void test_cubind_nvml_device_get_retired_pages_pending_status(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_retired_pages_pending_status(device, isPending);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPagesPendingStatus", (int)cubind_expected, 0);
@@ -4690,7 +4690,7 @@ static void test_cubind_nvml_device_get_remapped_rows(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_remapped_rows(device, corrRows, uncRows, isPending, failureOccurred);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRemappedRows", (int)cubind_expected, 0);
@@ -4718,7 +4718,7 @@ static void test_cubind_nvml_device_get_row_remapper_histogram(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_row_remapper_histogram(device, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRowRemapperHistogram", (int)cubind_expected, 0);
@@ -4746,7 +4746,7 @@ static void test_cubind_nvml_device_get_architecture(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_architecture(device, arch);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetArchitecture", (int)cubind_expected, 0);
@@ -4774,7 +4774,7 @@ static void test_cubind_nvml_device_get_clk_mon_status(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_clk_mon_status(device, status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClkMonStatus", (int)cubind_expected, 0);
@@ -4806,7 +4806,7 @@ static void test_cubind_nvml_device_get_process_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_process_utilization(device, utilization, processSamplesCount, lastSeenTimeStamp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetProcessUtilization", (int)cubind_expected, 1);
@@ -4834,7 +4834,7 @@ static void test_cubind_nvml_device_get_processes_utilization_info(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_processes_utilization_info(device, procesesUtilInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetProcessesUtilizationInfo", (int)cubind_expected, 0);
@@ -4862,7 +4862,7 @@ static void test_cubind_nvml_unit_set_led_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_unit_set_led_state(unit, color);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitSetLedState", (int)cubind_expected, 0);
@@ -4890,7 +4890,7 @@ static void test_cubind_nvml_device_set_persistence_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_persistence_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetPersistenceMode", (int)cubind_expected, 1);
@@ -4918,7 +4918,7 @@ static void test_cubind_nvml_device_set_compute_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_compute_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetComputeMode", (int)cubind_expected, 0);
@@ -4946,7 +4946,7 @@ static void test_cubind_nvml_device_set_ecc_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_ecc_mode(device, ecc);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetEccMode", (int)cubind_expected, 0);
@@ -4974,7 +4974,7 @@ static void test_cubind_nvml_device_clear_ecc_error_counts(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_clear_ecc_error_counts(device, counterType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceClearEccErrorCounts", (int)cubind_expected, 0);
@@ -5004,7 +5004,7 @@ static void test_cubind_nvml_device_set_driver_model(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_driver_model(device, driverModel, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetDriverModel", (int)cubind_expected, 0);
@@ -5034,7 +5034,7 @@ static void test_cubind_nvml_device_set_gpu_locked_clocks(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_gpu_locked_clocks(device, minGpuClockMHz, maxGpuClockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetGpuLockedClocks", (int)cubind_expected, 0);
@@ -5060,7 +5060,7 @@ static void test_cubind_nvml_device_reset_gpu_locked_clocks(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_reset_gpu_locked_clocks(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceResetGpuLockedClocks", (int)cubind_expected, 0);
@@ -5090,7 +5090,7 @@ static void test_cubind_nvml_device_set_memory_locked_clocks(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_memory_locked_clocks(device, minMemClockMHz, maxMemClockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetMemoryLockedClocks", (int)cubind_expected, 0);
@@ -5116,7 +5116,7 @@ static void test_cubind_nvml_device_reset_memory_locked_clocks(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_device_reset_memory_locked_clocks(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceResetMemoryLockedClocks", (int)cubind_expected, 0);
@@ -5146,7 +5146,7 @@ static void test_cubind_nvml_device_set_applications_clocks(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_applications_clocks(device, memClockMHz, graphicsClockMHz);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetApplicationsClocks", (int)cubind_expected, 0);
@@ -5172,7 +5172,7 @@ static void test_cubind_nvml_device_reset_applications_clocks(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_reset_applications_clocks(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceResetApplicationsClocks", (int)cubind_expected, 0);
@@ -5200,7 +5200,7 @@ static void test_cubind_nvml_device_set_auto_boosted_clocks_enabled(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_auto_boosted_clocks_enabled(device, enabled);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetAutoBoostedClocksEnabled", (int)cubind_expected, 0);
@@ -5230,7 +5230,7 @@ static void test_cubind_nvml_device_set_default_auto_boosted_clocks_enabled(void
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_default_auto_boosted_clocks_enabled(device, enabled, flags);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetDefaultAutoBoostedClocksEnabled", (int)cubind_expected, 0);
@@ -5258,7 +5258,7 @@ static void test_cubind_nvml_device_set_default_fan_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_default_fan_speed(device, fan);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetDefaultFanSpeed_v2", (int)cubind_expected, 1);
@@ -5288,7 +5288,7 @@ static void test_cubind_nvml_device_set_fan_control_policy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_fan_control_policy(device, fan, policy);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetFanControlPolicy", (int)cubind_expected, 0);
@@ -5318,7 +5318,7 @@ static void test_cubind_nvml_device_set_temperature_threshold(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_temperature_threshold(device, thresholdType, temp);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetTemperatureThreshold", (int)cubind_expected, 0);
@@ -5346,7 +5346,7 @@ static void test_cubind_nvml_device_set_power_management_limit(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_power_management_limit(device, limit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetPowerManagementLimit", (int)cubind_expected, 0);
@@ -5374,7 +5374,7 @@ static void test_cubind_nvml_device_set_gpu_operation_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_gpu_operation_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetGpuOperationMode", (int)cubind_expected, 0);
@@ -5404,7 +5404,7 @@ static void test_cubind_nvml_device_set_api_restriction(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_api_restriction(device, apiType, isRestricted);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetAPIRestriction", (int)cubind_expected, 0);
@@ -5434,7 +5434,7 @@ static void test_cubind_nvml_device_set_fan_speed(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_fan_speed(device, fan, speed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetFanSpeed_v2", (int)cubind_expected, 0);
@@ -5462,7 +5462,7 @@ static void test_cubind_nvml_device_set_gpc_clk_vf_offset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_gpc_clk_vf_offset(device, offset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetGpcClkVfOffset", (int)cubind_expected, 0);
@@ -5490,7 +5490,7 @@ static void test_cubind_nvml_device_set_mem_clk_vf_offset(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_mem_clk_vf_offset(device, offset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetMemClkVfOffset", (int)cubind_expected, 1);
@@ -5518,7 +5518,7 @@ static void test_cubind_nvml_device_set_conf_compute_unprotected_mem_size(void *
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_conf_compute_unprotected_mem_size(device, sizeKiB);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetConfComputeUnprotectedMemSize", (int)cubind_expected, 0);
@@ -5544,7 +5544,7 @@ static void test_cubind_nvml_system_set_conf_compute_gpus_ready_state(void **cub
         cubind_clear_error();
         cubind_result = cubind_nvml_system_set_conf_compute_gpus_ready_state(isAcceptingWork);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemSetConfComputeGpusReadyState", (int)cubind_expected, 0);
@@ -5570,7 +5570,7 @@ static void test_cubind_nvml_system_set_conf_compute_key_rotation_threshold_info
         cubind_clear_error();
         cubind_result = cubind_nvml_system_set_conf_compute_key_rotation_threshold_info(pKeyRotationThrInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemSetConfComputeKeyRotationThresholdInfo", (int)cubind_expected, 0);
@@ -5598,7 +5598,7 @@ static void test_cubind_nvml_device_set_accounting_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_accounting_mode(device, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetAccountingMode", (int)cubind_expected, 0);
@@ -5624,7 +5624,7 @@ static void test_cubind_nvml_device_clear_accounting_pids(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_clear_accounting_pids(device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceClearAccountingPids", (int)cubind_expected, 0);
@@ -5654,7 +5654,7 @@ static void test_cubind_nvml_device_get_nv_link_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_state(device, link, isActive);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkState", (int)cubind_expected, 1);
@@ -5684,7 +5684,7 @@ static void test_cubind_nvml_device_get_nv_link_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_version(device, link, version);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkVersion", (int)cubind_expected, 0);
@@ -5716,7 +5716,7 @@ static void test_cubind_nvml_device_get_nv_link_capability(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_capability(device, link, capability, capResult);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkCapability", (int)cubind_expected, 0);
@@ -5746,7 +5746,7 @@ static void test_cubind_nvml_device_get_nv_link_remote_pci_info(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_remote_pci_info(device, link, pci);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkRemotePciInfo", (int)cubind_expected, 1);
@@ -5778,7 +5778,7 @@ static void test_cubind_nvml_device_get_nv_link_error_counter(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_error_counter(device, link, counter, counterValue);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkErrorCounter", (int)cubind_expected, 0);
@@ -5806,7 +5806,7 @@ static void test_cubind_nvml_device_reset_nv_link_error_counters(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_reset_nv_link_error_counters(device, link);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceResetNvLinkErrorCounters", (int)cubind_expected, 0);
@@ -5840,7 +5840,7 @@ static void test_cubind_nvml_device_set_nv_link_utilization_control(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_nv_link_utilization_control(device, link, counter, control, reset);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetNvLinkUtilizationControl", (int)cubind_expected, 0);
@@ -5872,7 +5872,7 @@ static void test_cubind_nvml_device_get_nv_link_utilization_control(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_utilization_control(device, link, counter, control);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkUtilizationControl", (int)cubind_expected, 0);
@@ -5906,7 +5906,7 @@ static void test_cubind_nvml_device_get_nv_link_utilization_counter(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_utilization_counter(device, link, counter, rxcounter, txcounter);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkUtilizationCounter", (int)cubind_expected, 0);
@@ -5938,7 +5938,7 @@ static void test_cubind_nvml_device_freeze_nv_link_utilization_counter(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_freeze_nv_link_utilization_counter(device, link, counter, freeze);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceFreezeNvLinkUtilizationCounter", (int)cubind_expected, 0);
@@ -5968,7 +5968,7 @@ static void test_cubind_nvml_device_reset_nv_link_utilization_counter(void **cub
         cubind_clear_error();
         cubind_result = cubind_nvml_device_reset_nv_link_utilization_counter(device, link, counter);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceResetNvLinkUtilizationCounter", (int)cubind_expected, 0);
@@ -5998,7 +5998,7 @@ static void test_cubind_nvml_device_get_nv_link_remote_device_type(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_nv_link_remote_device_type(device, link, pNvLinkDeviceType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkRemoteDeviceType", (int)cubind_expected, 0);
@@ -6024,7 +6024,7 @@ static void test_cubind_nvml_event_set_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_event_set_create(set);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlEventSetCreate", (int)cubind_expected, 0);
@@ -6054,7 +6054,7 @@ static void test_cubind_nvml_device_register_events(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_register_events(device, eventTypes, set);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceRegisterEvents", (int)cubind_expected, 0);
@@ -6082,7 +6082,7 @@ static void test_cubind_nvml_device_get_supported_event_types(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_event_types(device, eventTypes);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedEventTypes", (int)cubind_expected, 0);
@@ -6112,7 +6112,7 @@ static void test_cubind_nvml_event_set_wait(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_event_set_wait(set, data, timeoutms);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlEventSetWait", (int)cubind_expected, 0);
@@ -6138,7 +6138,7 @@ static void test_cubind_nvml_event_set_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_event_set_free(set);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlEventSetFree", (int)cubind_expected, 1);
@@ -6166,7 +6166,7 @@ static void test_cubind_nvml_device_modify_drain_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_modify_drain_state(pciInfo, newState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceModifyDrainState", (int)cubind_expected, 0);
@@ -6194,7 +6194,7 @@ static void test_cubind_nvml_device_query_drain_state(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_query_drain_state(pciInfo, currentState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceQueryDrainState", (int)cubind_expected, 0);
@@ -6224,7 +6224,7 @@ static void test_cubind_nvml_device_remove_gpu(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_remove_gpu(pciInfo, gpuState, linkState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceRemoveGpu", (int)cubind_expected, 0);
@@ -6250,7 +6250,7 @@ static void test_cubind_nvml_device_discover_gpus(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_discover_gpus(pciInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceDiscoverGpus", (int)cubind_expected, 0);
@@ -6280,7 +6280,7 @@ static void test_cubind_nvml_device_get_field_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_field_values(device, valuesCount, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFieldValues", (int)cubind_expected, 0);
@@ -6310,7 +6310,7 @@ static void test_cubind_nvml_device_clear_field_values(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_clear_field_values(device, valuesCount, values);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceClearFieldValues", (int)cubind_expected, 0);
@@ -6338,7 +6338,7 @@ static void test_cubind_nvml_device_get_virtualization_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_virtualization_mode(device, pVirtualMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVirtualizationMode", (int)cubind_expected, 0);
@@ -6366,7 +6366,7 @@ static void test_cubind_nvml_device_get_host_vgpu_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_host_vgpu_mode(device, pHostVgpuMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHostVgpuMode", (int)cubind_expected, 1);
@@ -6394,7 +6394,7 @@ static void test_cubind_nvml_device_set_virtualization_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_virtualization_mode(device, virtualMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetVirtualizationMode", (int)cubind_expected, 0);
@@ -6422,7 +6422,7 @@ static void test_cubind_nvml_device_get_vgpu_heterogeneous_mode(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_heterogeneous_mode(device, pHeterogeneousMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuHeterogeneousMode", (int)cubind_expected, 0);
@@ -6450,7 +6450,7 @@ static void test_cubind_nvml_device_set_vgpu_heterogeneous_mode(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_vgpu_heterogeneous_mode(device, pHeterogeneousMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetVgpuHeterogeneousMode", (int)cubind_expected, 0);
@@ -6478,7 +6478,7 @@ static void test_cubind_nvml_vgpu_instance_get_placement_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_placement_id(vgpuInstance, pPlacement);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetPlacementId", (int)cubind_expected, 0);
@@ -6508,7 +6508,7 @@ static void test_cubind_nvml_device_get_vgpu_type_supported_placements(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_type_supported_placements(device, vgpuTypeId, pPlacementList);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuTypeSupportedPlacements", (int)cubind_expected, 0);
@@ -6538,7 +6538,7 @@ static void test_cubind_nvml_device_get_vgpu_type_creatable_placements(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_type_creatable_placements(device, vgpuTypeId, pPlacementList);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuTypeCreatablePlacements", (int)cubind_expected, 1);
@@ -6566,7 +6566,7 @@ static void test_cubind_nvml_vgpu_type_get_gsp_heap_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_gsp_heap_size(vgpuTypeId, gspHeapSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetGspHeapSize", (int)cubind_expected, 0);
@@ -6594,7 +6594,7 @@ static void test_cubind_nvml_vgpu_type_get_fb_reservation(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_fb_reservation(vgpuTypeId, fbReservation);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFbReservation", (int)cubind_expected, 0);
@@ -6624,7 +6624,7 @@ static void test_cubind_nvml_device_set_vgpu_capabilities(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_vgpu_capabilities(device, capability, state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetVgpuCapabilities", (int)cubind_expected, 1);
@@ -6652,7 +6652,7 @@ static void test_cubind_nvml_device_get_grid_licensable_features(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_grid_licensable_features(device, pGridLicensableFeatures);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGridLicensableFeatures", (int)cubind_expected, 0);
@@ -6680,7 +6680,7 @@ static void test_cubind_nvml_get_vgpu_driver_capabilities(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_get_vgpu_driver_capabilities(capability, capResult);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuDriverCapabilities", (int)cubind_expected, 0);
@@ -6710,7 +6710,7 @@ static void test_cubind_nvml_device_get_vgpu_capabilities(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_capabilities(device, capability, capResult);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuCapabilities", (int)cubind_expected, 0);
@@ -6740,7 +6740,7 @@ static void test_cubind_nvml_device_get_supported_vgpus(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_supported_vgpus(device, vgpuCount, vgpuTypeIds);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedVgpus", (int)cubind_expected, 0);
@@ -6770,7 +6770,7 @@ static void test_cubind_nvml_device_get_creatable_vgpus(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_creatable_vgpus(device, vgpuCount, vgpuTypeIds);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCreatableVgpus", (int)cubind_expected, 0);
@@ -6800,7 +6800,7 @@ static void test_cubind_nvml_vgpu_type_get_class(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_class(vgpuTypeId, vgpuTypeClass, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetClass", (int)cubind_expected, 0);
@@ -6830,7 +6830,7 @@ static void test_cubind_nvml_vgpu_type_get_name(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_name(vgpuTypeId, vgpuTypeName, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetName", (int)cubind_expected, 0);
@@ -6858,7 +6858,7 @@ static void test_cubind_nvml_vgpu_type_get_gpu_instance_profile_id(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_gpu_instance_profile_id(vgpuTypeId, gpuInstanceProfileId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetGpuInstanceProfileId", (int)cubind_expected, 0);
@@ -6888,7 +6888,7 @@ static void test_cubind_nvml_vgpu_type_get_device_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_device_id(vgpuTypeId, deviceID, subsystemID);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetDeviceID", (int)cubind_expected, 0);
@@ -6916,7 +6916,7 @@ static void test_cubind_nvml_vgpu_type_get_framebuffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_framebuffer_size(vgpuTypeId, fbSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFramebufferSize", (int)cubind_expected, 0);
@@ -6944,7 +6944,7 @@ static void test_cubind_nvml_vgpu_type_get_num_display_heads(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_num_display_heads(vgpuTypeId, numDisplayHeads);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetNumDisplayHeads", (int)cubind_expected, 0);
@@ -6976,7 +6976,7 @@ static void test_cubind_nvml_vgpu_type_get_resolution(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_resolution(vgpuTypeId, displayIndex, xdim, ydim);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetResolution", (int)cubind_expected, 0);
@@ -7006,7 +7006,7 @@ static void test_cubind_nvml_vgpu_type_get_license(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_license(vgpuTypeId, vgpuTypeLicenseString, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetLicense", (int)cubind_expected, 1);
@@ -7034,7 +7034,7 @@ static void test_cubind_nvml_vgpu_type_get_frame_rate_limit(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_frame_rate_limit(vgpuTypeId, frameRateLimit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFrameRateLimit", (int)cubind_expected, 0);
@@ -7064,7 +7064,7 @@ static void test_cubind_nvml_vgpu_type_get_max_instances(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_max_instances(device, vgpuTypeId, vgpuInstanceCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetMaxInstances", (int)cubind_expected, 0);
@@ -7092,7 +7092,7 @@ static void test_cubind_nvml_vgpu_type_get_max_instances_per_vm(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_max_instances_per_vm(vgpuTypeId, vgpuInstanceCountPerVm);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetMaxInstancesPerVm", (int)cubind_expected, 0);
@@ -7122,7 +7122,7 @@ static void test_cubind_nvml_device_get_active_vgpus(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_active_vgpus(device, vgpuCount, vgpuInstances);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetActiveVgpus", (int)cubind_expected, 0);
@@ -7154,7 +7154,7 @@ static void test_cubind_nvml_vgpu_instance_get_vm_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_vm_id(vgpuInstance, vmId, size, vmIdType);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetVmID", (int)cubind_expected, 0);
@@ -7184,7 +7184,7 @@ static void test_cubind_nvml_vgpu_instance_get_uuid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_uuid(vgpuInstance, uuid, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetUUID", (int)cubind_expected, 0);
@@ -7214,7 +7214,7 @@ static void test_cubind_nvml_vgpu_instance_get_vm_driver_version(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_vm_driver_version(vgpuInstance, version, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetVmDriverVersion", (int)cubind_expected, 0);
@@ -7242,7 +7242,7 @@ static void test_cubind_nvml_vgpu_instance_get_fb_usage(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_fb_usage(vgpuInstance, fbUsage);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFbUsage", (int)cubind_expected, 1);
@@ -7270,7 +7270,7 @@ static void test_cubind_nvml_vgpu_instance_get_license_status(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_license_status(vgpuInstance, licensed);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetLicenseStatus", (int)cubind_expected, 0);
@@ -7298,7 +7298,7 @@ static void test_cubind_nvml_vgpu_instance_get_type(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_type(vgpuInstance, vgpuTypeId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetType", (int)cubind_expected, 0);
@@ -7326,7 +7326,7 @@ static void test_cubind_nvml_vgpu_instance_get_frame_rate_limit(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_frame_rate_limit(vgpuInstance, frameRateLimit);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFrameRateLimit", (int)cubind_expected, 0);
@@ -7354,7 +7354,7 @@ static void test_cubind_nvml_vgpu_instance_get_ecc_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_ecc_mode(vgpuInstance, eccMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEccMode", (int)cubind_expected, 0);
@@ -7382,7 +7382,7 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_capacity(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_encoder_capacity(vgpuInstance, encoderCapacity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderCapacity", (int)cubind_expected, 0);
@@ -7410,7 +7410,7 @@ static void test_cubind_nvml_vgpu_instance_set_encoder_capacity(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_set_encoder_capacity(vgpuInstance, encoderCapacity);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceSetEncoderCapacity", (int)cubind_expected, 1);
@@ -7442,7 +7442,7 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_stats(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_encoder_stats(vgpuInstance, sessionCount, averageFps, averageLatency);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderStats", (int)cubind_expected, 0);
@@ -7472,7 +7472,7 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_sessions(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_encoder_sessions(vgpuInstance, sessionCount, sessionInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderSessions", (int)cubind_expected, 0);
@@ -7500,7 +7500,7 @@ static void test_cubind_nvml_vgpu_instance_get_fbc_stats(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_fbc_stats(vgpuInstance, fbcStats);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFBCStats", (int)cubind_expected, 1);
@@ -7530,7 +7530,7 @@ static void test_cubind_nvml_vgpu_instance_get_fbc_sessions(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_fbc_sessions(vgpuInstance, sessionCount, sessionInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFBCSessions", (int)cubind_expected, 0);
@@ -7558,7 +7558,7 @@ static void test_cubind_nvml_vgpu_instance_get_gpu_instance_id(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_gpu_instance_id(vgpuInstance, gpuInstanceId);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetGpuInstanceId", (int)cubind_expected, 0);
@@ -7588,7 +7588,7 @@ static void test_cubind_nvml_vgpu_instance_get_gpu_pci_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_gpu_pci_id(vgpuInstance, vgpuPciId, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetGpuPciId", (int)cubind_expected, 0);
@@ -7618,7 +7618,7 @@ static void test_cubind_nvml_vgpu_type_get_capabilities(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_type_get_capabilities(vgpuTypeId, capability, capResult);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetCapabilities", (int)cubind_expected, 0);
@@ -7648,7 +7648,7 @@ static void test_cubind_nvml_vgpu_instance_get_mdev_uuid(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_mdev_uuid(vgpuInstance, mdevUuid, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetMdevUUID", (int)cubind_expected, 0);
@@ -7678,7 +7678,7 @@ static void test_cubind_nvml_vgpu_instance_get_metadata(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_metadata(vgpuInstance, vgpuMetadata, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetMetadata", (int)cubind_expected, 0);
@@ -7708,7 +7708,7 @@ static void test_cubind_nvml_device_get_vgpu_metadata(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_metadata(device, pgpuMetadata, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuMetadata", (int)cubind_expected, 0);
@@ -7738,7 +7738,7 @@ static void test_cubind_nvml_get_vgpu_compatibility(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_get_vgpu_compatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuCompatibility", (int)cubind_expected, 0);
@@ -7768,7 +7768,7 @@ static void test_cubind_nvml_device_get_pgpu_metadata_string(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_pgpu_metadata_string(device, pgpuMetadata, bufferSize);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPgpuMetadataString", (int)cubind_expected, 0);
@@ -7796,7 +7796,7 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_log(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_scheduler_log(device, pSchedulerLog);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerLog", (int)cubind_expected, 0);
@@ -7824,7 +7824,7 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_state(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_scheduler_state(device, pSchedulerState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerState", (int)cubind_expected, 0);
@@ -7852,7 +7852,7 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_capabilities(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_scheduler_capabilities(device, pCapabilities);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerCapabilities", (int)cubind_expected, 0);
@@ -7880,7 +7880,7 @@ static void test_cubind_nvml_device_set_vgpu_scheduler_state(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_vgpu_scheduler_state(device, pSchedulerState);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetVgpuSchedulerState", (int)cubind_expected, 1);
@@ -7908,7 +7908,7 @@ static void test_cubind_nvml_get_vgpu_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_get_vgpu_version(supported, current);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuVersion", (int)cubind_expected, 0);
@@ -7934,7 +7934,7 @@ static void test_cubind_nvml_set_vgpu_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_set_vgpu_version(vgpuVersion);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSetVgpuVersion", (int)cubind_expected, 0);
@@ -7968,7 +7968,7 @@ static void test_cubind_nvml_device_get_vgpu_utilization(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_utilization(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuUtilization", (int)cubind_expected, 0);
@@ -7996,7 +7996,7 @@ static void test_cubind_nvml_device_get_vgpu_instances_utilization_info(void **c
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_instances_utilization_info(device, vgpuUtilInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuInstancesUtilizationInfo", (int)cubind_expected, 0);
@@ -8028,7 +8028,7 @@ static void test_cubind_nvml_device_get_vgpu_process_utilization(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_process_utilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuProcessUtilization", (int)cubind_expected, 0);
@@ -8056,7 +8056,7 @@ static void test_cubind_nvml_device_get_vgpu_processes_utilization_info(void **c
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_vgpu_processes_utilization_info(device, vgpuProcUtilInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuProcessesUtilizationInfo", (int)cubind_expected, 0);
@@ -8084,7 +8084,7 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_mode(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_accounting_mode(vgpuInstance, mode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingMode", (int)cubind_expected, 0);
@@ -8114,7 +8114,7 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_pids(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_accounting_pids(vgpuInstance, count, pids);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingPids", (int)cubind_expected, 1);
@@ -8144,7 +8144,7 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_stats(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_accounting_stats(vgpuInstance, pid, stats);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingStats", (int)cubind_expected, 0);
@@ -8170,7 +8170,7 @@ static void test_cubind_nvml_vgpu_instance_clear_accounting_pids(void **cubind_s
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_clear_accounting_pids(vgpuInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceClearAccountingPids", (int)cubind_expected, 0);
@@ -8198,7 +8198,7 @@ static void test_cubind_nvml_vgpu_instance_get_license_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_vgpu_instance_get_license_info(vgpuInstance, licenseInfo);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetLicenseInfo", (int)cubind_expected, 0);
@@ -8224,7 +8224,7 @@ static void test_cubind_nvml_get_blacklist_device_count(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_get_blacklist_device_count(deviceCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetBlacklistDeviceCount", (int)cubind_expected, 0);
@@ -8252,7 +8252,7 @@ static void test_cubind_nvml_get_blacklist_device_info_by_index(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_get_blacklist_device_info_by_index(index, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetBlacklistDeviceInfoByIndex", (int)cubind_expected, 0);
@@ -8282,7 +8282,7 @@ static void test_cubind_nvml_device_set_mig_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_mig_mode(device, mode, activationStatus);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetMigMode", (int)cubind_expected, 1);
@@ -8312,7 +8312,7 @@ static void test_cubind_nvml_device_get_mig_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_mig_mode(device, currentMode, pendingMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMigMode", (int)cubind_expected, 0);
@@ -8342,7 +8342,7 @@ static void test_cubind_nvml_device_get_gpu_instance_profile_info(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_profile_info(device, profile, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceProfileInfo", (int)cubind_expected, 0);
@@ -8372,7 +8372,7 @@ static void test_cubind_nvml_device_get_gpu_instance_profile_info_v(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_profile_info_v(device, profile, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceProfileInfoV", (int)cubind_expected, 1);
@@ -8404,7 +8404,7 @@ static void test_cubind_nvml_device_get_gpu_instance_possible_placements(void **
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_possible_placements(device, profileId, placements, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstancePossiblePlacements", (int)cubind_expected, 0);
@@ -8434,7 +8434,7 @@ static void test_cubind_nvml_device_get_gpu_instance_remaining_capacity(void **c
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_remaining_capacity(device, profileId, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceRemainingCapacity", (int)cubind_expected, 0);
@@ -8464,7 +8464,7 @@ static void test_cubind_nvml_device_create_gpu_instance(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_create_gpu_instance(device, profileId, gpuInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceCreateGpuInstance", (int)cubind_expected, 0);
@@ -8496,7 +8496,7 @@ static void test_cubind_nvml_device_create_gpu_instance_with_placement(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvml_device_create_gpu_instance_with_placement(device, profileId, placement, gpuInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceCreateGpuInstanceWithPlacement", (int)cubind_expected, 0);
@@ -8522,7 +8522,7 @@ static void test_cubind_nvml_gpu_instance_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_destroy(gpuInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceDestroy", (int)cubind_expected, 0);
@@ -8554,7 +8554,7 @@ static void test_cubind_nvml_device_get_gpu_instances(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instances(device, profileId, gpuInstances, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstances", (int)cubind_expected, 0);
@@ -8584,7 +8584,7 @@ static void test_cubind_nvml_device_get_gpu_instance_by_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_by_id(device, id, gpuInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceById", (int)cubind_expected, 0);
@@ -8612,7 +8612,7 @@ static void test_cubind_nvml_gpu_instance_get_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_info(gpuInstance, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetInfo", (int)cubind_expected, 0);
@@ -8644,7 +8644,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_profile_info(void
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instance_profile_info(gpuInstance, profile, engProfile, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceProfileInfo", (int)cubind_expected, 0);
@@ -8676,7 +8676,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(vo
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(gpuInstance, profile, engProfile, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceProfileInfoV", (int)cubind_expected, 0);
@@ -8706,7 +8706,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_remaining_capacit
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(gpuInstance, profileId, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceRemainingCapacity", (int)cubind_expected, 0);
@@ -8738,7 +8738,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_possible_placemen
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instance_possible_placements(gpuInstance, profileId, placements, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstancePossiblePlacements", (int)cubind_expected, 0);
@@ -8768,7 +8768,7 @@ static void test_cubind_nvml_gpu_instance_create_compute_instance(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_create_compute_instance(gpuInstance, profileId, computeInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceCreateComputeInstance", (int)cubind_expected, 1);
@@ -8800,7 +8800,7 @@ static void test_cubind_nvml_gpu_instance_create_compute_instance_with_placement
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_create_compute_instance_with_placement(gpuInstance, profileId, placement, computeInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceCreateComputeInstanceWithPlacement", (int)cubind_expected, 0);
@@ -8826,7 +8826,7 @@ static void test_cubind_nvml_compute_instance_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_compute_instance_destroy(computeInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlComputeInstanceDestroy", (int)cubind_expected, 0);
@@ -8858,7 +8858,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instances(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instances(gpuInstance, profileId, computeInstances, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstances", (int)cubind_expected, 0);
@@ -8888,7 +8888,7 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_by_id(void **cubi
         cubind_clear_error();
         cubind_result = cubind_nvml_gpu_instance_get_compute_instance_by_id(gpuInstance, id, computeInstance);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceById", (int)cubind_expected, 0);
@@ -8916,7 +8916,7 @@ static void test_cubind_nvml_compute_instance_get_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_compute_instance_get_info(computeInstance, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlComputeInstanceGetInfo", (int)cubind_expected, 0);
@@ -8944,7 +8944,7 @@ static void test_cubind_nvml_device_is_mig_device_handle(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_is_mig_device_handle(device, isMigDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceIsMigDeviceHandle", (int)cubind_expected, 0);
@@ -8972,7 +8972,7 @@ static void test_cubind_nvml_device_get_gpu_instance_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_gpu_instance_id(device, id);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceId", (int)cubind_expected, 0);
@@ -9000,7 +9000,7 @@ static void test_cubind_nvml_device_get_compute_instance_id(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_compute_instance_id(device, id);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeInstanceId", (int)cubind_expected, 1);
@@ -9028,7 +9028,7 @@ static void test_cubind_nvml_device_get_max_mig_device_count(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_max_mig_device_count(device, count);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxMigDeviceCount", (int)cubind_expected, 0);
@@ -9058,7 +9058,7 @@ static void test_cubind_nvml_device_get_mig_device_handle_by_index(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_mig_device_handle_by_index(device, index, migDevice);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMigDeviceHandleByIndex", (int)cubind_expected, 0);
@@ -9086,7 +9086,7 @@ static void test_cubind_nvml_device_get_device_handle_from_mig_device_handle(voi
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_device_handle_from_mig_device_handle(migDevice, device);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", (int)cubind_expected, 0);
@@ -9112,7 +9112,7 @@ static void test_cubind_nvml_gpm_metrics_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_metrics_get(metricsGet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmMetricsGet", (int)cubind_expected, 0);
@@ -9138,7 +9138,7 @@ static void test_cubind_nvml_gpm_sample_free(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_sample_free(gpmSample);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmSampleFree", (int)cubind_expected, 0);
@@ -9164,7 +9164,7 @@ static void test_cubind_nvml_gpm_sample_alloc(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_sample_alloc(gpmSample);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmSampleAlloc", (int)cubind_expected, 1);
@@ -9192,7 +9192,7 @@ static void test_cubind_nvml_gpm_sample_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_sample_get(device, gpmSample);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmSampleGet", (int)cubind_expected, 0);
@@ -9222,7 +9222,7 @@ static void test_cubind_nvml_gpm_mig_sample_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_mig_sample_get(device, gpuInstanceId, gpmSample);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmMigSampleGet", (int)cubind_expected, 0);
@@ -9250,7 +9250,7 @@ static void test_cubind_nvml_gpm_query_device_support(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_query_device_support(device, gpmSupport);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmQueryDeviceSupport", (int)cubind_expected, 1);
@@ -9278,7 +9278,7 @@ static void test_cubind_nvml_gpm_query_if_streaming_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_query_if_streaming_enabled(device, state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmQueryIfStreamingEnabled", (int)cubind_expected, 0);
@@ -9306,7 +9306,7 @@ static void test_cubind_nvml_gpm_set_streaming_enabled(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_gpm_set_streaming_enabled(device, state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmSetStreamingEnabled", (int)cubind_expected, 0);
@@ -9334,7 +9334,7 @@ static void test_cubind_nvml_device_set_nv_link_device_low_power_threshold(void 
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_nv_link_device_low_power_threshold(device, info);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetNvLinkDeviceLowPowerThreshold", (int)cubind_expected, 0);
@@ -9360,7 +9360,7 @@ static void test_cubind_nvml_system_set_nvlink_bw_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_set_nvlink_bw_mode(nvlinkBwMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemSetNvlinkBwMode", (int)cubind_expected, 0);
@@ -9386,7 +9386,7 @@ static void test_cubind_nvml_system_get_nvlink_bw_mode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvml_system_get_nvlink_bw_mode(nvlinkBwMode);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetNvlinkBwMode", (int)cubind_expected, 0);
@@ -9414,7 +9414,7 @@ static void test_cubind_nvml_device_set_power_management_limit_v2(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvml_device_set_power_management_limit_v2(device, powerValue);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetPowerManagementLimit_v2", (int)cubind_expected, 0);
@@ -9442,7 +9442,7 @@ static void test_cubind_nvml_device_get_sram_ecc_error_status(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvml_device_get_sram_ecc_error_status(device, status);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSramEccErrorStatus", (int)cubind_expected, 0);

@@ -32,7 +32,7 @@ import clang.cindex as ci
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from generator import releases  # noqa: E402
+from generator import release_headers  # noqa: E402
 from generator.config import Config, Library, load  # noqa: E402
 from generator.ffi import LIBRARY_DIRS, exported_functions  # noqa: E402
 
@@ -47,7 +47,7 @@ SCOPES = (ci.CursorKind.LINKAGE_SPEC, ci.CursorKind.UNEXPOSED_DECL, ci.CursorKin
 def release_lib_dirs(config: Config, library: Library) -> tuple[Path, ...]:
     """The releases cache's lib dirs of the releases the library's headers come from (headers_release:
     nvFatbin's and nvJPEG's 12.4, which the toolkit here lacks; make fetch-release-libs)."""
-    return tuple(releases.cache_root() / unit.headers_release / "lib" for unit in config.units
+    return tuple(release_headers.cache_root() / unit.headers_release / "lib" for unit in config.units
                  if unit.headers_release is not None and any(m.library == library.name for m in unit.modules))
 
 
@@ -78,7 +78,7 @@ def include_dirs(config: Config, library: Library) -> tuple[Path, ...]:
             continue
         dirs += [Path(d) for d in unit.include_dirs]
         if unit.headers_release is not None:
-            dirs.append(releases.include_dir(releases.cache_root(), config.release(unit.headers_release)))
+            dirs.append(release_headers.include_dir(release_headers.cache_root(), config.release(unit.headers_release)))
     dirs.append(CUDA / "include")
     return tuple(dict.fromkeys(d.resolve() for d in dirs if d.is_dir()))
 

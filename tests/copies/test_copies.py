@@ -27,7 +27,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from generator import config, releases  # noqa: E402  (libraries come from the configuration)
+from generator import config, release_headers  # noqa: E402  (libraries come from the configuration)
 
 sys.path.insert(0, str(ROOT / "tests" / "probe"))
 from probe_schema import validated  # noqa: E402  (every report read is checked against docs/probe.schema.json)
@@ -228,7 +228,7 @@ def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:
 
 def test_a_library_of_another_release(tree: dict, tmp_path: Path) -> None:
     release = next(r for r in CONFIG.releases if "cublas" in r.units)
-    source = releases.library_dir(releases.cache_root(), release)
+    source = release_headers.library_dir(release_headers.cache_root(), release)
     cublas = CONFIG.library("cublas")
     files = sorted(source.glob(f"{cublas.sonames[0].split('.so')[0]}*.so.*")) if source.is_dir() else []
     if not files:

@@ -277,4 +277,4 @@ test-embed-cmake: $(EMBED_TREE_B)/build.mk $(EMBED_CMAKE_SOURCES) | deps-test
 test-embed: $(call plain_only,test-embed-from-ir)
 test-embed-from-ir: tests/embed/subset_from_ir.sh $(wildcard tests/embed/from_ir/*) | deps-generator deps-test fetch-releases
 	MAKE="$(MAKE)" PYTHON=$(PYTHON) CUDA_PATH=$(CUDA_PATH) CC=$(CC) sh tests/embed/subset_from_ir.sh \
-	    $(EMBED_DIR)/from-ir "$$($(PYTHON) -m generator.releases cache)"
+	    $(EMBED_DIR)/from-ir "$$($(PYTHON) -m generator.release_headers cache)"

@@ -89,7 +89,7 @@ diff -r "$work/make-tree" "$work/amalgamation-build/amalgamation-tree/cufft-cubl
 # ... and those of the headers, where their releases are at hand (the old way, with the real cache)
 have_headers=$(CUBIND_RELEASES_CACHE="$reference_cache" "$python" -c '
 import sys
-from generator import config, releases
+from generator import config, release_headers as releases
 cache = releases.cache_root()
 print(all(releases.include_dir(cache, r).is_dir() and (cache / r.name / ".headers.stamp").is_file()
           for r in config.load().releases))')

@@ -13,7 +13,7 @@ import pytest
 
 from generator import __main__ as cli
 from generator import config as config_module
-from generator import releases, tu
+from generator import release_headers, tu
 
 ROOT = Path(__file__).resolve().parents[2]
 IRS = sorted((ROOT / "generated" / "ir").glob("*.json"))
@@ -62,7 +62,7 @@ def test_default_arguments_and_definitions_are_cubinds(ir_path):
     ir = json.loads(ir_path.read_text())
     config = config_module.load()
     unit = config.unit(ir["unit"])
-    include_dirs = cli._include_dirs(config, (), CUDA, releases.cache_root(), unit)
+    include_dirs = cli._include_dirs(config, (), CUDA, release_headers.cache_root(), unit)
     nvidia = tu.parse(include_dirs, list(ir["headers"]), ARGS, macros=False)
     own = set(unit.own_headers)
     nvidia_defaults: dict[str, set[int]] = {}

@@ -294,7 +294,7 @@ def _build_library(cc: str, generated: Path, build: Path) -> None:
     for source in [*sorted((ROOT / "loader").glob("*.c")), *sorted((generated / "src").glob("*.c"))]:
         objects.append(build / f"{source.parent.name}-{source.stem}.o")
         _run(cc, *WARNINGS, "-fPIC", "-fvisibility=hidden", f"-I{generated / 'include'}", f"-I{ROOT / 'include'}",
-             f"-I{ROOT / 'loader'}", "-c", source, "-o", objects[-1])
+             f"-I{ROOT / 'loader'}", f"-I{generated / 'src'}", "-c", source, "-o", objects[-1])
     _run(cc, "-shared", "-Wl,--no-undefined", "-o", build / "libcubind.so", *objects, "-ldl", "-lpthread")
 
 
@@ -306,7 +306,8 @@ def test_passthrough_of_every_wrapper_on_the_mock(cc: str, cxx: str, generated: 
     _run(cc, *WARNINGS, "-fPIC", "-shared", "-Wl,-soname,libcubind_mock_recorder.so", "-o",
          tmp_path / "libcubind_mock_recorder.so", ROOT / "tests" / "mock" / "recorder.c", "-lpthread")
     test_flags = [*WARNINGS, "-DCUBIND_NO_DEPRECATION_WARNINGS", f"-I{generated / 'include'}", f"-I{ROOT / 'include'}",
-                  f"-I{ROOT / 'tests'}", f"-I{ROOT / 'tests' / 'mock'}", f"-I{generated / 'tests'}"]
+                  f"-I{ROOT / 'tests'}", f"-I{ROOT / 'tests' / 'mock'}", f"-I{generated / 'tests'}",
+                  f"-I{generated / 'src'}"]
     mock = tmp_path / LIBRARY.sonames[0]
     _run(cc, *test_flags, "-fPIC", "-shared", f"-Wl,-soname,{LIBRARY.sonames[0]}", "-o", mock,
          generated / "tests" / "mock_fixture.c", f"-L{tmp_path}", "-lcubind_mock_recorder", f"-Wl,-rpath,{tmp_path}")

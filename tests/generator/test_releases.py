@@ -16,7 +16,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from generator import compat, config, releases
+from generator import config, release_compare, release_headers, release_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "releases"
@@ -48,42 +48,59 @@ def _function(ir: dict, name: str) -> dict:
     return next(f for f in ir["functions"] if f["name"] == name)
 
 
-# name -> (compat in 2.0, call_symbol in 2.0, equivalent in 2.0, what the reason must say)
+# name -> (compat in 2.0, action in 2.0, call_symbol in 2.0, equivalent in 2.0, what the reason must say)
 CASES = {
-    "relIdentical": ("identical", "relIdentical", None, None),
-    "relRenamed": ("renamed", "relRenamed_2_0", None, "relRenamed_2_0"),
-    "relGetProps": ("layout", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
-    "relCapture": ("signature", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
-    "relLaunch": ("signature", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
-    "relNew": ("absent", None, None, "not declared"),
-    "relSetValue": ("identical", "relSetValue", None, None),
-    "relConfigure": ("signature", None, None, "contains a pointer to a record whose layout differs"),
-    "relStateInit_internal": ("signature", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
-    "relStateUse": ("identical", "relStateUse", None, None),
-    "relConstness": ("identical", "relConstness", None, None),
+    "relIdentical": ("identical", "call", "relIdentical", None, None),
+    "relRenamed": ("renamed", "call", "relRenamed_2_0", None, "relRenamed_2_0"),
+    "relGetProps": ("layout", "adapt", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
+    "relCapture": ("signature", "equivalent", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
+    "relLaunch": ("signature", "refuse", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
+    "relNew": ("absent", "absent", None, None, "not declared"),
+    "relSetValue": ("identical", "call", "relSetValue", None, None),
+    "relConfigure": ("signature", "refuse", None, None, "contains a pointer to a record whose layout differs"),
+    "relStateInit_internal": ("signature", "refuse", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
+    "relStateUse": ("identical", "call", "relStateUse", None, None),
+    "relConstness": ("identical", "call", "relConstness", None, None),
+    # the reason names the entry point the older release has, the parameter and the union's member
+    "relAddNode": ("signature", "refuse", None, None,
+                   "the CUDA 3.0 form cannot be called: CUDA 2.0 has relAddNode_v2 with the CUDA 3.0 parameters, but "
+                   "parameter params (struct "
+                   "relNodeParams *) reaches struct relNodeParams.u: union member kernel differs"),
+    # the one place that decides whether a record converts names the field it cannot
+    "relGetInfo": ("signature", "refuse", None, None,
+                   "the CUDA 3.0 form cannot be called: CUDA 2.0 has relGetInfo with the CUDA 3.0 parameters, but "
+                   "parameter info (struct relInfo): "
+                   "field relInfo.flags is 8 bytes in one release, 4 in the other"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_function_is_classified_against_the_newest(ir: dict, name: str) -> None:
-    expected_compat, expected_call, expected_equivalent, reason = CASES[name]
+    expected_compat, expected_action, expected_call, expected_equivalent, reason = CASES[name]
     entry = _function(ir, name)["releases"]["2.0"]
     assert entry["compat"] == expected_compat
+    assert entry["action"] == expected_action
     assert entry["call_symbol"] == expected_call
     assert entry["equivalent"] == expected_equivalent
-    assert entry["adapter"] == (expected_compat == "layout")
+    assert "adapter" not in entry  # the action says it
+    assert ("conversions" in entry) == (expected_action == "adapt")
     assert entry["declared"] == (expected_compat != "absent")
     if reason is None:
         assert entry["reason"] is None
     else:
-        assert reason in entry["reason"]
+        assert reason in entry["reason"], entry["reason"]
+
+
+def test_an_adapted_function_lists_its_conversions(ir: dict) -> None:
+    entry = _function(ir, "relGetProps")["releases"]["2.0"]
+    assert entry["conversions"] == [{"param": "props", "record": "struct relProps"}]
 
 
 def test_the_newest_release_is_identical_to_itself(ir: dict) -> None:
     for function in ir["functions"]:
         newest = function["releases"]["3.0"]
-        assert (newest["compat"], newest["call_symbol"], newest["symbol"]) == ("identical", function["symbol"],
-                                                                             function["symbol"])
+        assert (newest["compat"], newest["action"], newest["call_symbol"], newest["symbol"]) == \
+            ("identical", "call", function["symbol"], function["symbol"])
 
 
 def test_symbols_and_signatures_are_each_releases_own(ir: dict) -> None:
@@ -115,19 +132,31 @@ def test_records_are_laid_out_per_release(ir: dict) -> None:
     assert [(f["name"], f["offset"]) for f in records["3.0"]["struct relProps"]["fields"]] == \
         [("a", 0), ("c", 8), ("b", 16)]
     assert [(f["name"], f["offset"]) for f in records["2.0"]["struct relProps"]["fields"]] == [("a", 0), ("b", 4)]
-    config_fields = records["2.0"]["struct relConfig"]["fields"]
+    # a release stores only the layouts that differ from the newest's: relConfig is 3.0's in 2.0
+    assert "struct relConfig" not in records["2.0"] and "struct relProps" in records["2.0"]
+    config_fields = release_ir.records_in(ir, "2.0")["struct relConfig"]["fields"]
     assert config_fields[0]["kind"] == "pointer" and config_fields[0]["pointee"] == "struct relProps"
     # a member declared in place is named after the record and the field that hold it
     assert "union relValue.pair" in records["3.0"] and "union relValue.pair" not in records["2.0"]
     # every record a function lists is laid out in that release
     for function in ir["functions"]:
-        for release, entry in function["releases"].items():
-            assert set(entry["records"]) <= set(records[release])
+        for release in function["releases"]:
+            entry = release_ir.function_in(function, release, "3.0")
+            assert set(entry["records"]) <= set(release_ir.records_in(ir, release))
+
+
+def test_a_release_stores_only_what_differs_from_the_newest(ir: dict) -> None:
+    identical = _function(ir, "relIdentical")["releases"]["2.0"]
+    assert "signature" not in identical and "records" not in identical and "enums" not in identical
+    capture = _function(ir, "relCapture")["releases"]["2.0"]
+    assert capture["signature"] == "relStatus_t (int, int *)"  # differs: stored
+    assert release_ir.function_in(_function(ir, "relIdentical"), "2.0", "3.0")["signature"] == \
+        _function(ir, "relIdentical")["releases"]["3.0"]["signature"]
 
 
 def test_handles_are_not_followed_except_for_caller_storage(ir: dict) -> None:
-    assert _function(ir, "relStateUse")["releases"]["2.0"]["records"] == []
-    assert _function(ir, "relStateInit_internal")["releases"]["2.0"]["records"] == ["relStateOpaque_t"]
+    assert release_ir.function_in(_function(ir, "relStateUse"), "2.0", "3.0")["records"] == []
+    assert release_ir.function_in(_function(ir, "relStateInit_internal"), "2.0", "3.0")["records"] == ["relStateOpaque_t"]
 
 
 def test_release_changes_list_dropped_renumbered_and_missing_values(ir: dict) -> None:
@@ -185,17 +214,17 @@ def test_a_missing_release_names_the_fetch(tmp_path: Path) -> None:
 
 
 def test_the_cache_is_where_the_environment_says() -> None:
-    assert releases.cache_root({"CUBIND_RELEASES_CACHE": "/x/y"}) == Path("/x/y")
-    assert releases.cache_root({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/cubind/releases")
-    assert releases.cache_root({"HOME": "/h"}) == Path("/h/.cache/cubind/releases")
+    assert release_headers.cache_root({"CUBIND_RELEASES_CACHE": "/x/y"}) == Path("/x/y")
+    assert release_headers.cache_root({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/cubind/releases")
+    assert release_headers.cache_root({"HOME": "/h"}) == Path("/h/.cache/cubind/releases")
 
 
 def test_the_fetch_plan_lists_every_configured_package() -> None:
     fixture = config.load(CONFIG_PATH)
-    lines = releases.plan(fixture, "headers")
+    lines = release_headers.plan(fixture, "headers")
     assert len(lines) == sum(len(r.headers) for r in fixture.releases)
     assert all(len(line.split("\t")) == 7 for line in lines)
-    assert releases.plan(fixture, "libraries") == []
+    assert release_headers.plan(fixture, "libraries") == []
 
 
 def test_the_sources_allow_an_expired_release_file_only_where_configured(tmp_path: Path) -> None:
@@ -215,11 +244,11 @@ def test_the_sources_allow_an_expired_release_file_only_where_configured(tmp_pat
         f"deb [{keyring} check-valid-until=no] http://deb.debian.org/debian fixture-base non-free"]
     assert releases.sources(older) == [f"deb [{keyring}] http://deb.debian.org/debian fixture non-free"]
     # what tools/fetch-cuda-releases.sh writes into the release's sources.list
-    done = subprocess.run([sys.executable, "-m", "generator.releases", "sources", "1.0"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "generator.release_headers", "sources", "1.0"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 2 and "no release named '1.0'" in done.stderr  # not a release of the real configuration
     for release in config.load().releases:
-        done = subprocess.run([sys.executable, "-m", "generator.releases", "sources", release.name], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "generator.release_headers", "sources", release.name], cwd=ROOT,
                               capture_output=True, text=True, check=True)
         lines = done.stdout.splitlines()
         assert [line.split()[-1 - len(release.components)] for line in lines] == list(release.suites)
@@ -232,12 +261,12 @@ def test_compatible_layouts() -> None:
                 "fields": [{"name": n, "offset": o, "size": s, "kind": k, "record": None, "pointee": None, "bits": None}
                            for n, o, s, k in fields]}
     older = record("union", 8, ("i", 0, 4, "scalar"))
-    assert compat.compatible(older, record("union", 8, ("i", 0, 4, "scalar"), ("j", 0, 8, "scalar")), {}, {})
-    assert not compat.compatible(older, record("union", 8, ("i", 0, 8, "scalar")), {}, {})
-    assert not compat.compatible(older, record("union", 16, ("i", 0, 4, "scalar")), {}, {})
+    assert release_compare.compatible(older, record("union", 8, ("i", 0, 4, "scalar"), ("j", 0, 8, "scalar")), {}, {})
+    assert not release_compare.compatible(older, record("union", 8, ("i", 0, 8, "scalar")), {}, {})
+    assert not release_compare.compatible(older, record("union", 16, ("i", 0, 4, "scalar")), {}, {})
     opaque = record("struct", 64, ("data", 0, 64, "array"))
-    assert compat.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
-    assert not compat.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
+    assert release_compare.compatible(opaque, record("struct", 80, ("data", 0, 80, "array")), {}, {})
+    assert not release_compare.compatible(record("struct", 80, ("data", 0, 80, "array")), opaque, {}, {})
 
 
 @pytest.mark.parametrize("change, message", [
@@ -254,3 +283,31 @@ def test_a_release_entry_is_checked(tmp_path: Path, change: tuple[str, str], mes
     broken.write_text(text.replace(change[0], change[1], 1))
     with pytest.raises(config.ConfigError, match=message):
         config.load(broken)
+
+
+def test_release_plan_reads_the_actions_and_builds_the_tables(ir: dict) -> None:
+    """generator/release_calls.py without a GPU: the loader's entries follow the IR's actions, and
+    relGetProps' adapter copies relProps' shared fields by name both ways (2.0: a at 0, b at 4;
+    3.0: a at 0, c at 8, b at 16), the new field c left zero."""
+    from generator import release_calls
+    from generator.release_actions import Code
+    functions = ir["functions"]
+    made = release_calls.plan(functions, [ir] * len(functions), "3.0", (3, 1, 2))
+    index = {f["name"]: i for i, f in enumerate(functions)}
+    calls = made.calls_in("2.0")
+    for f in functions:
+        action = f["releases"]["2.0"]["action"]
+        entry = calls.get(index[f["name"]])
+        expected = {"adapt": Code.ADAPTER, "equivalent": Code.SYMBOL, "refuse": Code.REFUSED,
+                    "absent": Code.ABSENT}.get(action)
+        if action == "call":
+            expected = None if f["releases"]["2.0"]["call_symbol"] == f["symbol"] else Code.SYMBOL
+        assert (entry.action if entry else None) == expected, f["name"]
+    adapter = made.adapters[calls[index["relGetProps"]].adapter]
+    (conversion,) = adapter.conversions
+    assert (conversion.param, conversion.old_size, conversion.new_size, conversion.output) == ("props", 8, 24, True)
+    as_tuples = lambda copies: [(c.to_offset, c.from_offset, c.size) for c in copies]  # noqa: E731
+    assert as_tuples(conversion.to_old) == [(0, 0, 4), (4, 16, 4)]
+    assert as_tuples(conversion.to_new) == [(0, 0, 4), (16, 4, 4)]
+    refused = calls[index["relAddNode"]]
+    assert "relAddNode_v2" in made.strings[made.strings.index(refused.reason)]

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from generator import config, releases
+from generator import config, release_headers, release_ir
 
 ROOT = Path(__file__).resolve().parents[2]
 IRS = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "generated" / "ir").glob("*.json"))}
 CONFIG = config.load()
-CACHE = releases.cache_root()
+CACHE = release_headers.cache_root()
 CUDA = Path("/usr/local/cuda/include")
 NEWEST = IRS["runtime"]["releases"][0]["name"]
 
@@ -39,18 +39,18 @@ def _sizeof(include: Path, header: str, type_name: str) -> int:
 
 
 def _include(release: str) -> Path:
-    return CUDA if release == NEWEST else releases.include_dir(CACHE, next(r for r in CONFIG.releases
+    return CUDA if release == NEWEST else release_headers.include_dir(CACHE, next(r for r in CONFIG.releases
                                                                          if r.name == release))
 
 
 def _record_size(unit: str, release: str, record: str) -> int:
-    return IRS[unit]["release_records"][release][record]["size"]
+    return release_ir.records_in(IRS[unit], release)[record]["size"]
 
 
 @pytest.mark.parametrize("release", [r.name for r in CONFIG.releases_of("runtime")])
 def test_get_device_properties_is_adapted(release: str) -> None:
     entry = _entry("runtime", "cudaGetDeviceProperties", release)
-    assert entry["compat"] == "layout" and entry["adapter"]
+    assert entry["compat"] == "layout" and entry["action"] == "adapt"
     sizes = (_record_size("runtime", release, "struct cudaDeviceProp"), _record_size("runtime", NEWEST, "struct cudaDeviceProp"))
     assert f"struct cudaDeviceProp is {sizes[0]} bytes in CUDA {release}, {sizes[1]} in CUDA {NEWEST}" in entry["reason"]
     assert sizes[0] == _sizeof(_include(release), "cuda_runtime_api.h", "struct cudaDeviceProp")
@@ -92,7 +92,7 @@ def test_the_functions_cuda_12_5_added_are_called_on_its_libraries() -> None:
 def test_the_issues_cases_in_11_8() -> None:
     instantiate = _entry("runtime", "cudaGraphInstantiate", "11.8")
     assert (instantiate["compat"], instantiate["equivalent"], instantiate["call_symbol"]) == ("signature", None, None)
-    assert instantiate["reason"].startswith("5 parameters in CUDA 11.8, 3 in CUDA")
+    assert instantiate["reason"].startswith(f"the CUDA {NEWEST} form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA")
     init = _entry("cublasLt", "cublasLtMatmulPreferenceInit_internal", "11.8")
     assert (init["compat"], init["call_symbol"]) == ("signature", None)
     record = "cublasLtMatmulPreferenceOpaque_t"
@@ -101,6 +101,20 @@ def test_the_issues_cases_in_11_8() -> None:
     assert sizes == (_sizeof(_include("11.8"), "cublasLt.h", record), _sizeof(CUDA, "cublasLt.h", record))
     # the functions that take a preference the library allocated are called as they are
     assert _entry("cublasLt", "cublasLtMatmulPreferenceSetAttribute", "11.8")["compat"] == "identical"
+
+
+def test_a_refusal_names_the_obstacle_and_the_older_entry_point() -> None:
+    """cudaGraphAddNode with 12.4: 12.4 has cudaGraphAddNode_v2 with the newest parameters; what
+    stands in the way is nodeParams' record, whose union's members changed."""
+    for unit, name, symbol in (("runtime", "cudaGraphAddNode", "cudaGraphAddNode_v2"),
+                               ("driver", "cuGraphAddNode", "cuGraphAddNode_v2")):
+        entry = _entry(unit, name, "12.4")
+        assert entry["action"] == "refuse"
+        assert f"CUDA 12.4 has {symbol} with the CUDA {NEWEST} parameters" in entry["reason"], entry["reason"]
+        assert "parameter nodeParams" in entry["reason"] and "union member graph differs" in entry["reason"]
+    # a parameter whose type changed is named
+    advise = _entry("runtime", "cudaMemAdvise", "11.8")
+    assert "parameter 4 (location) is int in CUDA 11.8" in advise["reason"], advise["reason"]
 
 
 def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
@@ -112,8 +126,12 @@ def test_every_function_has_an_entry_for_each_release_of_its_unit() -> None:
         for function in ir["functions"]:
             assert list(function["releases"]) == names
             for release, entry in function["releases"].items():
-                callable_ = entry["compat"] in ("identical", "renamed", "layout") or entry["equivalent"] is not None
+                callable_ = entry["action"] not in ("refuse", "absent")
                 assert (entry["call_symbol"] is not None) == callable_, (unit, function["name"], release)
+                # the comparison and the action agree: an action is its class's, or a refusal naming why
+                assert entry["action"] in {"identical": ("call",), "renamed": ("call",), "layout": ("adapt",),
+                                           "signature": ("equivalent", "refuse", "semantic"),
+                                           "absent": ("absent",)}[entry["compat"]], (unit, function["name"])
                 assert (entry["reason"] is None) or entry["compat"] != "identical" or entry["call_symbol"] != entry["symbol"]
 
 
@@ -126,7 +144,7 @@ def test_library_versions_are_the_headers_own() -> None:
 
 
 def test_census_counts_every_function() -> None:
-    census = releases.census(IRS.values())
+    census = release_headers.census(IRS.values())
     for unit, ir in IRS.items():
         for release in ir["releases"][1:]:
             counts = census[unit][release["name"]]
@@ -136,4 +154,4 @@ def test_census_counts_every_function() -> None:
 
 def test_the_docs_census_is_the_irs() -> None:
     text = (ROOT / "docs" / "releases.md").read_text()
-    assert releases.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.releases census"
+    assert release_headers.census_table(list(IRS.values())) in text, "docs/releases.md: paste python3 -m generator.release_headers census"

@@ -20,7 +20,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generator import config as config_module  # noqa: E402
-from generator.releases import cache_root, library_dir  # noqa: E402
+from generator.release_headers import cache_root, library_dir  # noqa: E402
+from generator.release_actions import Action  # noqa: E402
+from generator import release_ir  # noqa: E402
 from cubind_ctypes import functions_of, ir_of  # noqa: E402
 
 LIBCUBIND = Path(os.environ.get("CUBIND_TEST_LIBCUBIND", ROOT / "build" / "lib" / "libcubind.so"))
@@ -53,17 +55,15 @@ def paths_env(files: dict[str, Path]) -> dict[str, str]:
 
 
 def expected_state(function: dict, release: str, exported: set[str]) -> str:
-    """What the IR and the file's own exports say cubind must make of `function` there."""
+    """What cubind must make of `function` there: the IR's action (generator/release_actions.py),
+    and whether the file exports the symbol the action calls."""
     d = (function.get("releases") or {}).get(release)
-    if d is None or not d.get("declared"):
+    action = Action(d["action"]) if d is not None else Action.ABSENT
+    if not action.calls:
+        return "missing" if action is Action.ABSENT else "refused"
+    if d["call_symbol"] not in exported:
         return "missing"
-    compat = d["compat"]
-    if compat == "layout":
-        return "adapted" if d["symbol"] in exported else "missing"
-    if compat == "signature" and not d.get("equivalent"):
-        return "refused"
-    symbol = d.get("equivalent") if compat == "signature" else d["symbol"]
-    return "callable" if symbol in exported else "missing"
+    return "callable" if action in (Action.CALL, Action.EQUIVALENT) else "adapted"
 
 
 @pytest.fixture(scope="module", params=[r.name for r in RELEASES])
@@ -93,7 +93,7 @@ def test_every_function_as_the_ir_and_the_file_say(release):
         handle = C.CDLL(str(files[name]))
         for f in functions_of(name):
             d = (f.get("releases") or {}).get(r.name) or {}
-            for symbol in {d.get("symbol"), d.get("equivalent"), f["symbol"]} - {None}:
+            for symbol in {d.get("symbol"), d.get("call_symbol"), f["symbol"]} - {None}:
                 if hasattr(handle, symbol):
                     exported.add(symbol)
         counts: dict[str, int] = {}
@@ -146,7 +146,7 @@ def test_matmul_preference_state_fits_or_is_refused(release_name):
     ir = ir_of("cublasLt")
     new = ir["release_records"][ir["releases"][0]["name"]]
     record = next(name for name in new if "PreferenceOpaque" in name)
-    size, old_size = new[record]["size"], ir["release_records"][r.name][record]["size"]
+    size, old_size = new[record]["size"], release_ir.records_in(ir, r.name)[record]["size"]
     got = run("preference", paths_env({"cublasLt": release_files(r)["cublasLt"]}) |
               {"CUBIND_TEST_PREFERENCE_SIZE": str(size)})
     if old_size <= size:

@@ -1,15 +1,15 @@
 """Where the headers and libraries of the configured older CUDA releases are kept, and what
 tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
 
-    python3 -m generator.releases cache              the cache folder
-    python3 -m generator.releases plan headers|libraries
+    python3 -m generator.release_headers cache              the cache folder
+    python3 -m generator.release_headers plan headers|libraries
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
-    python3 -m generator.releases names              the configured older releases, newest first, one a line
-    python3 -m generator.releases sources RELEASE    the sources.list of RELEASE's private apt state: one
+    python3 -m generator.release_headers names              the configured older releases, newest first, one a line
+    python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
-    python3 -m generator.releases census [IR_DIR]    per unit and older release, how many functions
+    python3 -m generator.release_headers census [IR_DIR]    per unit and older release, how many functions
                                                      are of each compat class (a Markdown table;
                                                      IR_DIR: generated/ir)
 

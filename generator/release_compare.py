@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import record_conversion, release_ir
 from .parse import ABI_KEY, IRError
+from .release_actions import Action
 
 @dataclass(frozen=True)
 class ReleaseIR:
@@ -42,7 +44,7 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     for function in newest.ir["functions"]:
         entries = {}
         for r in releases:
-            entry = _entry(function["name"], r.name, abi[r.name], newest.name, abi[newest.name])
+            entry = _entry(function, r.name, abi[r.name], newest.name, abi[newest.name])
             entries[r.name] = entry
             used_records[r.name].update(entry["records"])
             if entry["equivalent"] is not None:
@@ -58,7 +60,7 @@ def attach(newest: ReleaseIR, older: list[ReleaseIR]) -> dict:
     ir["release_changes"] = {r.name: _changes(newest.ir, r.ir) for r in older}
     for r in releases:
         r.ir.pop(ABI_KEY, None)
-    return ir
+    return release_ir.delta(ir)
 
 
 def _index_symbols(release: ReleaseIR) -> None:
@@ -143,13 +145,16 @@ def same_abi(older: dict, older_abi: dict, newer: dict, newer_abi: dict) -> bool
     return older["abi"] == newer["abi"] and not _differing(older, older_abi["records"], newer, newer_abi["records"])
 
 
-def _entry(name: str, release: str, facts: dict, newest: str, newest_facts: dict) -> dict:
+def _entry(function: dict, release: str, facts: dict, newest: str, newest_facts: dict) -> dict:
+    """The release's facts of `function` (the newest release's IR function) and its action there."""
+    name, params = function["name"], function["params"]
     mine = facts["functions"].get(name)
     theirs = newest_facts["functions"][name]
     if mine is None:
         return _result(False, None, None, [], [], "absent", None, None,
-                       f"not declared by CUDA {release}'s headers")
-    compat, equivalent, call, reason = "identical", None, mine["symbol"], None
+                       f"not declared by CUDA {release}'s headers", Action.ABSENT)
+    compat, equivalent, call, reason, action = "identical", None, mine["symbol"], None, Action.CALL
+    conversions: list[dict] = []
     differing = _differing(mine, facts["records"], theirs, newest_facts["records"])
     same_symbol = facts["functions_by_symbol"].get(theirs["symbol"])
     if mine["symbol"] != theirs["symbol"] and same_symbol is not None and same_abi(same_symbol, facts, theirs,
@@ -158,33 +163,109 @@ def _entry(name: str, release: str, facts: dict, newest: str, newest_facts: dict
         call = theirs["symbol"]
         reason = f"CUDA {release}'s headers call {mine['symbol']}; they declare {theirs['symbol']} too, alike"
     elif mine["abi"] != theirs["abi"]:
-        compat, call = "signature", None
+        compat, call, action = "signature", None, Action.REFUSE
         equivalent = _equivalent(name, mine["symbol"], theirs, facts, newest_facts)
-        reason = _signature_reason(mine, theirs, release, newest)
+        reason = _signature_reason(mine, theirs, params, release, newest)
         if equivalent is not None:
-            call = equivalent
+            call, action = equivalent, Action.EQUIVALENT
             reason += f"; {equivalent} has the CUDA {newest} form"
-    elif differing:
-        untranslatable = (_untranslatable(differing, facts["records"], newest_facts["records"], release, newest)
-                          or _unreachable(differing, mine, facts["records"], theirs, newest_facts["records"]))
-        if untranslatable is not None:
-            compat, call, reason = "signature", None, untranslatable
         else:
-            compat = "layout"
+            near = _near_equivalent(name, mine["symbol"], theirs, facts, newest_facts, params, release, newest)
+            reason = near if near is not None else f"the CUDA {newest} form does not exist: {reason}"
+    elif differing:
+        obstacle = _layout_obstacle(differing, mine, facts["records"], theirs, newest_facts["records"], params,
+                                    release, newest)
+        if isinstance(obstacle, str):
+            compat, call, action = "signature", None, Action.REFUSE
+            reason = _cannot(mine["symbol"], obstacle, release, newest)
+        else:
+            compat, action, conversions = "layout", Action.ADAPT, obstacle
             reason = "; ".join(_layout_reason(n, facts["records"], newest_facts["records"], release, newest)
                                for n in differing)
     elif mine["symbol"] != theirs["symbol"]:
         compat = "renamed"
         reason = f"CUDA {release}'s headers call {mine['symbol']}, CUDA {newest}'s {theirs['symbol']}"
     return _result(True, mine["symbol"], mine["signature"], mine["records"], mine["enums"], compat, equivalent,
-                   call, reason)
+                   call, reason, action, conversions)
 
 
 def _result(declared: bool, symbol: str | None, signature: str | None, records: list[str], enums: list[str],
-            compat: str, equivalent: str | None, call_symbol: str | None, reason: str | None) -> dict:
-    return {"declared": declared, "symbol": symbol, "signature": signature, "records": list(records),
-            "enums": list(enums), "compat": compat, "equivalent": equivalent, "call_symbol": call_symbol,
-            "adapter": compat == "layout", "reason": reason}
+            compat: str, equivalent: str | None, call_symbol: str | None, reason: str | None, action: Action,
+            conversions: list[dict] | None = None) -> dict:
+    entry = {"declared": declared, "symbol": symbol, "signature": signature, "records": list(records),
+             "enums": list(enums), "compat": compat, "equivalent": equivalent, "call_symbol": call_symbol,
+             "action": action.value, "reason": reason}
+    if action is Action.ADAPT:
+        entry["conversions"] = conversions or []
+    return entry
+
+
+def _layout_obstacle(differing: list[str], mine: dict, records: dict, theirs: dict, newest_records: dict,
+                     params: list[dict], release: str, newest: str) -> list[dict] | str:
+    """The conversions an adapter makes for a function whose signature is the newest's but whose
+    records `differing` are not compatible (each `{param, record}`: the record the parameter points
+    to, converted field by field, nested records by value included), or what stands in the way,
+    naming the parameter and the record's field: the one place that decides whether records can be
+    converted (generator/release_calls.py only builds the tables)."""
+    obstacle = (_untranslatable(differing, records, newest_records, release, newest)
+                or _unreachable(differing, mine, records, theirs, newest_records))
+    if obstacle is not None:
+        param = _param_reaching(obstacle.split(":", 1)[0].split(" (", 1)[0], theirs, params)
+        return f"parameter {param} reaches {obstacle}" if param and not obstacle.startswith("parameter") else obstacle
+    conversions, visited = [], set()
+    for p in params:
+        name = record_conversion.record_name(p["canonical"])
+        if name is None or not _holds(name, set(differing), newest_records):
+            continue
+        made = record_conversion.conversion(p, records, newest_records, visited)
+        if isinstance(made, str):
+            return made
+        conversions.append({"param": p["name"], "record": name})
+    unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
+    if unhandled:
+        return f"{', '.join(unhandled)}, whose layout differs, is reached other than through one pointer parameter"
+    return conversions
+
+
+def _holds(name: str, differing: set[str], records: dict) -> bool:
+    """Whether record `name` is one of `differing` or holds one by value (a field's record, recursively)."""
+    if name in differing or name.split(" ", 1)[-1] in differing:
+        return True
+    layout = record_conversion.lookup(records, name)
+    return layout is not None and any(f["kind"] == "record" and f["record"] and _holds(f["record"], differing, records)
+                                      for f in layout["fields"])
+
+
+def _param_reaching(record: str, theirs: dict, params: list[dict]) -> str | None:
+    """The parameter whose record (by pointer or value) is `record` or holds it as a member."""
+    for (reached, _), p in zip(theirs["indirection"], params):
+        if reached is not None and (record == reached or record.startswith(reached + ".")):
+            return f"{p['name']} ({p['type']})"
+    return None
+
+
+def _near_equivalent(name: str, own_symbol: str, newest: dict, facts: dict, newest_facts: dict, params: list[dict],
+                     release: str, newest_release: str) -> str | None:
+    """When the release declares a version of the function (as _equivalent names them) with the
+    newest release's parameters but records laid out otherwise: that it has it, and the obstacle."""
+    for symbol, candidate in sorted(facts["functions_by_symbol"].items(), reverse=True):
+        if symbol == own_symbol or candidate["abi"] != newest["abi"]:
+            continue
+        if _version_suffix(symbol, name) is None and _version_suffix(symbol, newest["symbol"]) is None:
+            continue
+        differing = _differing(candidate, facts["records"], newest, newest_facts["records"])
+        obstacle = _layout_obstacle(differing, candidate, facts["records"], newest, newest_facts["records"], params,
+                                    release, newest_release)
+        if isinstance(obstacle, str):
+            return _cannot(symbol, obstacle, release, newest_release)
+    return None
+
+
+def _cannot(symbol: str, obstacle: str, release: str, newest: str) -> str:
+    """A refusal where the release has an entry point with the newest parameters: which, and what
+    stands in the way (a parameter, a record's field)."""
+    return f"the CUDA {newest} form cannot be called: CUDA {release} has {symbol} with the CUDA {newest} parameters, " \
+           f"but {obstacle}"
 
 
 def _version_suffix(symbol: str, base: str) -> int | None:
@@ -214,7 +295,7 @@ def _equivalent(name: str, own_symbol: str, newest: dict, facts: dict, newest_fa
     return best[1] if best else None
 
 
-def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> str:
+def _signature_reason(mine: dict, theirs: dict, params: list[dict], release: str, newest: str) -> str:
     """Where two signatures that differ but for qualifiers differ."""
     if len(mine["params"]) != len(theirs["params"]):
         count = len(mine["params"])
@@ -224,7 +305,8 @@ def _signature_reason(mine: dict, theirs: dict, release: str, newest: str) -> st
         return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
     for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):
         if a != b:
-            return f"parameter {i + 1} is {mine['params'][i]} in CUDA {release}, {theirs['params'][i]} in CUDA {newest}"
+            return (f"parameter {i + 1} ({params[i]['name']}) is {mine['params'][i]} in CUDA {release}, "
+                    f"{theirs['params'][i]} in CUDA {newest}")
     raise AssertionError("signatures differ in no part")
 
 
