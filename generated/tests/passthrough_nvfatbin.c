@@ -63,7 +63,7 @@ static void test_cubind_nvfatbin_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_get_error_string(result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -93,7 +93,7 @@ static void test_cubind_nvfatbin_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_create(handle_indirect, options, optionsCount);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinCreate", (int)cubind_expected, 0);
@@ -119,7 +119,7 @@ static void test_cubind_nvfatbin_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_destroy(handle_indirect);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinDestroy", (int)cubind_expected, 0);
@@ -155,7 +155,7 @@ static void test_cubind_nvfatbin_add_ptx(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_add_ptx(handle, code, size, arch, identifier, optionsCmdLine);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinAddPTX", (int)cubind_expected, 0);
@@ -189,7 +189,7 @@ static void test_cubind_nvfatbin_add_cubin(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_add_cubin(handle, code, size, arch, identifier);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinAddCubin", (int)cubind_expected, 0);
@@ -225,7 +225,7 @@ static void test_cubind_nvfatbin_add_ltoir(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_add_ltoir(handle, code, size, arch, identifier, optionsCmdLine);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinAddLTOIR", (int)cubind_expected, 0);
@@ -253,7 +253,7 @@ static void test_cubind_nvfatbin_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_size(handle, size);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinSize", (int)cubind_expected, 0);
@@ -281,7 +281,7 @@ static void test_cubind_nvfatbin_get(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_get(handle, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinGet", (int)cubind_expected, 0);
@@ -309,7 +309,7 @@ static void test_cubind_nvfatbin_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvfatbin_version(major, minor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinVersion", (int)cubind_expected, 0);

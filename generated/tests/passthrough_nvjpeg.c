@@ -66,7 +66,7 @@ static void test_cubind_nvjpeg_get_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetProperty", (int)cubind_expected, 0);
@@ -94,7 +94,7 @@ static void test_cubind_nvjpeg_get_cudart_property(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_cudart_property(type, value);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetCudartProperty", (int)cubind_expected, 0);
@@ -124,7 +124,7 @@ static void test_cubind_nvjpeg_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_create(backend, dev_allocator, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreate", (int)cubind_expected, 0);
@@ -150,7 +150,7 @@ static void test_cubind_nvjpeg_create_simple(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_create_simple(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateSimple", (int)cubind_expected, 0);
@@ -184,7 +184,7 @@ static void test_cubind_nvjpeg_create_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_create_ex(backend, dev_allocator, pinned_allocator, flags, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateEx", (int)cubind_expected, 0);
@@ -218,7 +218,7 @@ static void test_cubind_nvjpeg_create_ex_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_create_ex_v2(backend, dev_allocator, pinned_allocator, flags, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateExV2", (int)cubind_expected, 1);
@@ -244,7 +244,7 @@ static void test_cubind_nvjpeg_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_destroy(handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDestroy", (int)cubind_expected, 0);
@@ -272,7 +272,7 @@ static void test_cubind_nvjpeg_set_device_memory_padding(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_set_device_memory_padding(padding, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegSetDeviceMemoryPadding", (int)cubind_expected, 0);
@@ -300,7 +300,7 @@ static void test_cubind_nvjpeg_get_device_memory_padding(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_device_memory_padding(padding, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetDeviceMemoryPadding", (int)cubind_expected, 0);
@@ -328,7 +328,7 @@ static void test_cubind_nvjpeg_set_pinned_memory_padding(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_set_pinned_memory_padding(padding, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegSetPinnedMemoryPadding", (int)cubind_expected, 0);
@@ -356,7 +356,7 @@ static void test_cubind_nvjpeg_get_pinned_memory_padding(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_pinned_memory_padding(padding, handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetPinnedMemoryPadding", (int)cubind_expected, 0);
@@ -386,7 +386,7 @@ static void test_cubind_nvjpeg_get_hardware_decoder_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_hardware_decoder_info(handle, num_engines, num_cores_per_engine);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetHardwareDecoderInfo", (int)cubind_expected, 0);
@@ -414,7 +414,7 @@ static void test_cubind_nvjpeg_jpeg_state_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_state_create(handle, jpeg_handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStateCreate", (int)cubind_expected, 0);
@@ -440,7 +440,7 @@ static void test_cubind_nvjpeg_jpeg_state_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_state_destroy(jpeg_handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStateDestroy", (int)cubind_expected, 0);
@@ -478,7 +478,7 @@ static void test_cubind_nvjpeg_get_image_info(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_get_image_info(handle, data, length, nComponents, subsampling, widths, heights);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetImageInfo", (int)cubind_expected, 0);
@@ -516,7 +516,7 @@ static void test_cubind_nvjpeg_decode(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode(handle, jpeg_handle, data, length, output_format, destination, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecode", (int)cubind_expected, 1);
@@ -550,7 +550,7 @@ static void test_cubind_nvjpeg_decode_batched_initialize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_initialize(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedInitialize", (int)cubind_expected, 0);
@@ -586,7 +586,7 @@ static void test_cubind_nvjpeg_decode_batched(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched(handle, jpeg_handle, data, lengths, destinations, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatched", (int)cubind_expected, 0);
@@ -624,7 +624,7 @@ static void test_cubind_nvjpeg_decode_batched_pre_allocate(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_pre_allocate(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedPreAllocate", (int)cubind_expected, 0);
@@ -656,7 +656,7 @@ static void test_cubind_nvjpeg_decode_batched_parse_jpeg_tables(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_parse_jpeg_tables(handle, jpeg_handle, data, length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedParseJpegTables", (int)cubind_expected, 0);
@@ -686,7 +686,7 @@ static void test_cubind_nvjpeg_encoder_state_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_state_create(handle, encoder_state, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderStateCreate", (int)cubind_expected, 0);
@@ -712,7 +712,7 @@ static void test_cubind_nvjpeg_encoder_state_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_state_destroy(encoder_state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderStateDestroy", (int)cubind_expected, 0);
@@ -742,7 +742,7 @@ static void test_cubind_nvjpeg_encoder_params_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_create(handle, encoder_params, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsCreate", (int)cubind_expected, 0);
@@ -768,7 +768,7 @@ static void test_cubind_nvjpeg_encoder_params_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_destroy(encoder_params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsDestroy", (int)cubind_expected, 0);
@@ -798,7 +798,7 @@ static void test_cubind_nvjpeg_encoder_params_set_quality(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_set_quality(encoder_params, quality, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsSetQuality", (int)cubind_expected, 0);
@@ -828,7 +828,7 @@ static void test_cubind_nvjpeg_encoder_params_set_encoding(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_set_encoding(encoder_params, etype, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsSetEncoding", (int)cubind_expected, 1);
@@ -858,7 +858,7 @@ static void test_cubind_nvjpeg_encoder_params_set_optimized_huffman(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_set_optimized_huffman(encoder_params, optimized, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsSetOptimizedHuffman", (int)cubind_expected, 0);
@@ -888,7 +888,7 @@ static void test_cubind_nvjpeg_encoder_params_set_sampling_factors(void **cubind
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_set_sampling_factors(encoder_params, chroma_subsampling, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsSetSamplingFactors", (int)cubind_expected, 0);
@@ -922,7 +922,7 @@ static void test_cubind_nvjpeg_encode_get_buffer_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encode_get_buffer_size(handle, encoder_params, image_width, image_height, max_stream_length);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeGetBufferSize", (int)cubind_expected, 0);
@@ -962,7 +962,7 @@ static void test_cubind_nvjpeg_encode_yuv(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encode_yuv(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeYUV", (int)cubind_expected, 0);
@@ -1002,7 +1002,7 @@ static void test_cubind_nvjpeg_encode_image(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encode_image(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeImage", (int)cubind_expected, 0);
@@ -1036,7 +1036,7 @@ static void test_cubind_nvjpeg_encode_retrieve_bitstream_device(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encode_retrieve_bitstream_device(handle, encoder_state, data, length, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeRetrieveBitstreamDevice", (int)cubind_expected, 0);
@@ -1070,7 +1070,7 @@ static void test_cubind_nvjpeg_encode_retrieve_bitstream(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encode_retrieve_bitstream(handle, encoder_state, data, length, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeRetrieveBitstream", (int)cubind_expected, 0);
@@ -1100,7 +1100,7 @@ static void test_cubind_nvjpeg_buffer_pinned_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_pinned_create(handle, pinned_allocator, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedCreate", (int)cubind_expected, 0);
@@ -1130,7 +1130,7 @@ static void test_cubind_nvjpeg_buffer_pinned_create_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_pinned_create_v2(handle, pinned_allocator, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedCreateV2", (int)cubind_expected, 0);
@@ -1160,7 +1160,7 @@ static void test_cubind_nvjpeg_buffer_pinned_resize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_pinned_resize(buffer, size, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedResize", (int)cubind_expected, 1);
@@ -1186,7 +1186,7 @@ static void test_cubind_nvjpeg_buffer_pinned_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_pinned_destroy(buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedDestroy", (int)cubind_expected, 0);
@@ -1216,7 +1216,7 @@ static void test_cubind_nvjpeg_buffer_device_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_device_create(handle, device_allocator, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceCreate", (int)cubind_expected, 0);
@@ -1246,7 +1246,7 @@ static void test_cubind_nvjpeg_buffer_device_create_v2(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_device_create_v2(handle, device_allocator, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceCreateV2", (int)cubind_expected, 0);
@@ -1276,7 +1276,7 @@ static void test_cubind_nvjpeg_buffer_device_resize(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_device_resize(buffer, size, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceResize", (int)cubind_expected, 0);
@@ -1302,7 +1302,7 @@ static void test_cubind_nvjpeg_buffer_device_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_device_destroy(buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceDestroy", (int)cubind_expected, 0);
@@ -1332,7 +1332,7 @@ static void test_cubind_nvjpeg_buffer_pinned_retrieve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_pinned_retrieve(buffer, size, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedRetrieve", (int)cubind_expected, 0);
@@ -1362,7 +1362,7 @@ static void test_cubind_nvjpeg_buffer_device_retrieve(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_buffer_device_retrieve(buffer, size, ptr);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceRetrieve", (int)cubind_expected, 0);
@@ -1390,7 +1390,7 @@ static void test_cubind_nvjpeg_state_attach_pinned_buffer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_state_attach_pinned_buffer(decoder_state, pinned_buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegStateAttachPinnedBuffer", (int)cubind_expected, 0);
@@ -1418,7 +1418,7 @@ static void test_cubind_nvjpeg_state_attach_device_buffer(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_state_attach_device_buffer(decoder_state, device_buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegStateAttachDeviceBuffer", (int)cubind_expected, 0);
@@ -1446,7 +1446,7 @@ static void test_cubind_nvjpeg_jpeg_stream_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_create(handle, jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamCreate", (int)cubind_expected, 1);
@@ -1472,7 +1472,7 @@ static void test_cubind_nvjpeg_jpeg_stream_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_destroy(jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamDestroy", (int)cubind_expected, 0);
@@ -1508,7 +1508,7 @@ static void test_cubind_nvjpeg_jpeg_stream_parse(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_parse(handle, data, length, save_metadata, save_stream, jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamParse", (int)cubind_expected, 0);
@@ -1540,7 +1540,7 @@ static void test_cubind_nvjpeg_jpeg_stream_parse_header(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_parse_header(handle, data, length, jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamParseHeader", (int)cubind_expected, 0);
@@ -1572,7 +1572,7 @@ static void test_cubind_nvjpeg_jpeg_stream_parse_tables(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_parse_tables(handle, data, length, jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamParseTables", (int)cubind_expected, 0);
@@ -1600,7 +1600,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(void **cubind_state
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(jpeg_stream, jpeg_encoding);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetJpegEncoding", (int)cubind_expected, 0);
@@ -1630,7 +1630,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_frame_dimensions(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_frame_dimensions(jpeg_stream, width, height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetFrameDimensions", (int)cubind_expected, 0);
@@ -1658,7 +1658,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_components_num(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_components_num(jpeg_stream, components_num);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetComponentsNum", (int)cubind_expected, 0);
@@ -1690,7 +1690,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_component_dimensions(void **cubin
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_component_dimensions(jpeg_stream, component, width, height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetComponentDimensions", (int)cubind_expected, 0);
@@ -1718,7 +1718,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_exif_orientation(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_exif_orientation(jpeg_stream, orientation_flag);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetExifOrientation", (int)cubind_expected, 0);
@@ -1746,7 +1746,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_sample_precision(void **cubind_st
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_sample_precision(jpeg_stream, precision);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetSamplePrecision", (int)cubind_expected, 1);
@@ -1774,7 +1774,7 @@ static void test_cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(jpeg_stream, chroma_subsampling);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetChromaSubsampling", (int)cubind_expected, 0);
@@ -1802,7 +1802,7 @@ static void test_cubind_nvjpeg_decode_params_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_create(handle, decode_params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsCreate", (int)cubind_expected, 0);
@@ -1828,7 +1828,7 @@ static void test_cubind_nvjpeg_decode_params_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_destroy(decode_params);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsDestroy", (int)cubind_expected, 0);
@@ -1856,7 +1856,7 @@ static void test_cubind_nvjpeg_decode_params_set_output_format(void **cubind_sta
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_set_output_format(decode_params, output_format);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsSetOutputFormat", (int)cubind_expected, 0);
@@ -1890,7 +1890,7 @@ static void test_cubind_nvjpeg_decode_params_set_roi(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_set_roi(decode_params, offset_x, offset_y, roi_width, roi_height);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsSetROI", (int)cubind_expected, 0);
@@ -1918,7 +1918,7 @@ static void test_cubind_nvjpeg_decode_params_set_allow_cmyk(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_set_allow_cmyk(decode_params, allow_cmyk);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsSetAllowCMYK", (int)cubind_expected, 0);
@@ -1946,7 +1946,7 @@ static void test_cubind_nvjpeg_decode_params_set_scale_factor(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_set_scale_factor(decode_params, scale_factor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsSetScaleFactor", (int)cubind_expected, 0);
@@ -1974,7 +1974,7 @@ static void test_cubind_nvjpeg_decode_params_set_exif_orientation(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_params_set_exif_orientation(decode_params, orientation);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsSetExifOrientation", (int)cubind_expected, 0);
@@ -2004,7 +2004,7 @@ static void test_cubind_nvjpeg_decoder_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decoder_create(nvjpeg_handle, implementation, decoder_handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderCreate", (int)cubind_expected, 0);
@@ -2030,7 +2030,7 @@ static void test_cubind_nvjpeg_decoder_destroy(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decoder_destroy(decoder_handle);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderDestroy", (int)cubind_expected, 1);
@@ -2062,7 +2062,7 @@ static void test_cubind_nvjpeg_decoder_jpeg_supported(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decoder_jpeg_supported(decoder_handle, jpeg_stream, decode_params, is_supported);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderJpegSupported", (int)cubind_expected, 0);
@@ -2092,7 +2092,7 @@ static void test_cubind_nvjpeg_decode_batched_supported(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_supported(handle, jpeg_stream, is_supported);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedSupported", (int)cubind_expected, 0);
@@ -2124,7 +2124,7 @@ static void test_cubind_nvjpeg_decode_batched_supported_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_supported_ex(handle, jpeg_stream, decode_params, is_supported);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedSupportedEx", (int)cubind_expected, 0);
@@ -2154,7 +2154,7 @@ static void test_cubind_nvjpeg_decoder_state_create(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decoder_state_create(nvjpeg_handle, decoder_handle, decoder_state);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderStateCreate", (int)cubind_expected, 0);
@@ -2192,7 +2192,7 @@ static void test_cubind_nvjpeg_decode_jpeg(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_jpeg(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpeg", (int)cubind_expected, 0);
@@ -2226,7 +2226,7 @@ static void test_cubind_nvjpeg_decode_jpeg_host(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_jpeg_host(handle, decoder, decoder_state, decode_params, jpeg_stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpegHost", (int)cubind_expected, 0);
@@ -2260,7 +2260,7 @@ static void test_cubind_nvjpeg_decode_jpeg_transfer_to_device(void **cubind_stat
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_jpeg_transfer_to_device(handle, decoder, decoder_state, jpeg_stream, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpegTransferToDevice", (int)cubind_expected, 0);
@@ -2294,7 +2294,7 @@ static void test_cubind_nvjpeg_decode_jpeg_device(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_jpeg_device(handle, decoder, decoder_state, destination, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpegDevice", (int)cubind_expected, 0);
@@ -2332,7 +2332,7 @@ static void test_cubind_nvjpeg_decode_batched_ex(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_decode_batched_ex(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedEx", (int)cubind_expected, 0);
@@ -2364,7 +2364,7 @@ static void test_cubind_nvjpeg_encoder_params_copy_metadata(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_copy_metadata(encoder_state, encode_params, jpeg_stream, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsCopyMetadata", (int)cubind_expected, 1);
@@ -2394,7 +2394,7 @@ static void test_cubind_nvjpeg_encoder_params_copy_quantization_tables(void **cu
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_copy_quantization_tables(encode_params, jpeg_stream, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsCopyQuantizationTables", (int)cubind_expected, 0);
@@ -2426,7 +2426,7 @@ static void test_cubind_nvjpeg_encoder_params_copy_huffman_tables(void **cubind_
         cubind_clear_error();
         cubind_result = cubind_nvjpeg_encoder_params_copy_huffman_tables(encoder_state, encode_params, jpeg_stream, stream);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsCopyHuffmanTables", (int)cubind_expected, 0);

@@ -63,7 +63,7 @@ static void test_cubind_nvvm_get_error_string(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_get_error_string(result);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         assert_ptr_equal(cubind_result, (const char *)cubind_expected);
         cubind_test_assert_no_error();
@@ -91,7 +91,7 @@ static void test_cubind_nvvm_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_version(major, minor);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmVersion", (int)cubind_expected, 0);
@@ -123,7 +123,7 @@ static void test_cubind_nvvm_ir_version(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_ir_version(majorIR, minorIR, majorDbg, minorDbg);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmIRVersion", (int)cubind_expected, 0);
@@ -149,7 +149,7 @@ static void test_cubind_nvvm_create_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_create_program(prog);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmCreateProgram", (int)cubind_expected, 0);
@@ -175,7 +175,7 @@ static void test_cubind_nvvm_destroy_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_destroy_program(prog);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmDestroyProgram", (int)cubind_expected, 0);
@@ -207,7 +207,7 @@ static void test_cubind_nvvm_add_module_to_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_add_module_to_program(prog, buffer, size, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmAddModuleToProgram", (int)cubind_expected, 0);
@@ -239,7 +239,7 @@ static void test_cubind_nvvm_lazy_add_module_to_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_lazy_add_module_to_program(prog, buffer, size, name);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmLazyAddModuleToProgram", (int)cubind_expected, 0);
@@ -269,7 +269,7 @@ static void test_cubind_nvvm_compile_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_compile_program(prog, numOptions, options);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmCompileProgram", (int)cubind_expected, 0);
@@ -299,7 +299,7 @@ static void test_cubind_nvvm_verify_program(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_verify_program(prog, numOptions, options);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmVerifyProgram", (int)cubind_expected, 0);
@@ -327,7 +327,7 @@ static void test_cubind_nvvm_get_compiled_result_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_get_compiled_result_size(prog, bufferSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetCompiledResultSize", (int)cubind_expected, 0);
@@ -355,7 +355,7 @@ static void test_cubind_nvvm_get_compiled_result(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_get_compiled_result(prog, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetCompiledResult", (int)cubind_expected, 0);
@@ -383,7 +383,7 @@ static void test_cubind_nvvm_get_program_log_size(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_get_program_log_size(prog, bufferSizeRet);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetProgramLogSize", (int)cubind_expected, 0);
@@ -411,7 +411,7 @@ static void test_cubind_nvvm_get_program_log(void **cubind_state)
         cubind_clear_error();
         cubind_result = cubind_nvvm_get_program_log(prog, buffer);
         assert_true(cubind_mock_matches(cubind_symbol));
-        if (cubind_action != CUBIND_TEST_ADAPTER) /* an adapter in libcubind calls the mock */
+        if (cubind_action != CUBIND__RELEASE_ADAPTER) /* an adapter in libcubind calls the mock */
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetProgramLog", (int)cubind_expected, 0);
