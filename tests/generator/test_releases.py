@@ -239,10 +239,10 @@ def test_the_sources_allow_an_expired_release_file_only_where_configured(tmp_pat
     fixture = config.load(configured)
     newer, older = fixture.release("2.0"), fixture.release("1.0")
     keyring = "signed-by=/usr/share/keyrings/debian-archive-keyring.gpg"
-    assert releases.sources(newer) == [
+    assert release_headers.sources(newer) == [
         f"deb [{keyring} check-valid-until=no] http://deb.debian.org/debian fixture non-free",
         f"deb [{keyring} check-valid-until=no] http://deb.debian.org/debian fixture-base non-free"]
-    assert releases.sources(older) == [f"deb [{keyring}] http://deb.debian.org/debian fixture non-free"]
+    assert release_headers.sources(older) == [f"deb [{keyring}] http://deb.debian.org/debian fixture non-free"]
     # what tools/fetch-cuda-releases.sh writes into the release's sources.list
     done = subprocess.run([sys.executable, "-m", "generator.release_headers", "sources", "1.0"], cwd=ROOT,
                           capture_output=True, text=True)
