@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, subset
+from . import amalgamate, compat, macros, model, output, parallel, parse, releases, render, semantic, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -96,7 +96,9 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         ir = parsed[_Task(unit)]
         ir["cuda_version"] = cuda_version
         ir["header_version"] = ir["header_version"] or cuda_version
+        entry_points = semantic.entry_facts(config.semantic, older)  # before attach drops the ABI facts
         irs.append(compat.attach(compat.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+        semantic.attach(irs[-1], config.semantic, entry_points)
     built = model.build(config, irs)
     if libraries:
         built = subset.select(built, libraries)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import semantic
+
 SYMBOL, ADAPTER, REFUSED, ABSENT = 1, 2, 3, 4
 
 
@@ -35,6 +37,8 @@ class Conversion:
     to_old: list[FieldCopy]  # before the call (not for a pointer to const: that is input only... both ways)
     to_new: list[FieldCopy]  # after a successful call
     output: bool             # written by the library (a pointer to non-const)
+    # an input's fields the release cannot carry: (offset, size, name); a call setting one is refused
+    dropped: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +49,7 @@ class Adapter:
     symbol: str
     conversions: list[Conversion]
     function_index: int = 0
+    semantic = False  # generator/semantic.py's adapters say True
 
 
 @dataclass
@@ -54,6 +59,7 @@ class Entry:
     symbol: str = ""
     reason: str = ""
     adapter: int = 0
+    semantic: bool = False  # ADAPTER through a semantic adapter (generator/semantic.py)
 
 
 @dataclass
@@ -182,7 +188,8 @@ def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Co
             return f"{name} has a field of another kind or size in CUDA {release}"
         output = not p["canonical"].strip().startswith("const ")
         conversions.append(Conversion(p["name"], name, p["type"], old["size"], new["size"], _merged(to_old),
-                                      _merged(to_new), output))
+                                      _merged(to_new), output,
+                                      [] if output else semantic.dropped_fields(name, release, newest, ir, p["name"])))
     unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
     if unhandled:
         return f"{', '.join(unhandled)} is reached other than through one pointer parameter"
@@ -244,6 +251,13 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
                 reason = f"{d.get('reason') or 'a record has another layout'} ({conversions})"
             else:
                 reason = d.get("reason") or "its signature differs"
+                # hook: an entry point of that release that does the same (generator/semantic.py)
+                mapped = semantic.adapter(f, release.name, newest_name, f_ir, len(adapters), index)
+                if mapped is not None:
+                    adapters.append(mapped)  # type: ignore[arg-type]
+                    entries[r].append(Entry(index, ADAPTER, text(mapped.symbol), text(mapped.reason), mapped.index,
+                                            semantic=True))
+                    continue
             first_callable = _first_callable(per, names)
             needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
             entries[r].append(Entry(index, REFUSED, "", text(

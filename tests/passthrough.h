@@ -28,7 +28,8 @@ struct cubind_test_release_call {
     int action;          /* loader/releases.h: 1 another symbol, 2 an adapter, 3 refused, 4 absent */
     const char *symbol;  /* the symbol called (1, 2), or the release's own (3) */
 };
-enum { CUBIND_TEST_ADAPTER = 2, CUBIND_TEST_NOT_CALLED = 3 };
+enum { CUBIND_TEST_ADAPTER = 2, CUBIND_TEST_NOT_CALLED = 3,
+       CUBIND_TEST_SEMANTIC = 5 /* an adapter through another entry point (generator/semantic.py): tested by test_semantic.c */ };
 
 /* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
  * and in `*action` what the call is there (0: as in the newest). */

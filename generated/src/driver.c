@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -21077,6 +21078,9 @@ static CUresult adapter_0(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
     CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_0_poolProps_to_old,
                                sizeof adapter_0_poolProps_to_old / sizeof adapter_0_poolProps_to_old[0]);
@@ -21101,6 +21105,12 @@ static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
     CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_1_poolProps_to_old,
                                sizeof adapter_1_poolProps_to_old / sizeof adapter_1_poolProps_to_old[0]);

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -14768,6 +14769,27 @@ static cudaError_t adapter_2(int *device, const struct cudaDeviceProp *prop)
     } old_prop;
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->deviceNumaConfig is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 760, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->deviceNumaId is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 764, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->mpsEnabled is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 768, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->hostNumaId is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 772, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->gpuPciDeviceID is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 776, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->gpuPciSubsystemID is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
+                                       "prop->hostNumaMultinodeIpcSupported is set, which CUDA 12.4's struct cudaDeviceProp does not have");
     if (prop != NULL)
         cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_2_prop_to_old,
                                sizeof adapter_2_prop_to_old / sizeof adapter_2_prop_to_old[0]);
@@ -14801,6 +14823,69 @@ static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
     } old_prop;
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 704, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->hostRegisterSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 708, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->sparseCudaArraySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 712, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->hostRegisterReadOnlySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 716, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->timelineSemaphoreInteropSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 720, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->memoryPoolsSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 724, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->gpuDirectRDMASupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 728, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->gpuDirectRDMAFlushWritesOptions is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 732, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->gpuDirectRDMAWritesOrdering is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 736, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->memoryPoolSupportedHandleTypes is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 740, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->deferredMappingCudaArraySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 744, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->ipcEventSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 748, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->clusterLaunch is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 752, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->unifiedFunctionPointers is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->deviceNumaConfig is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 760, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->deviceNumaId is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 764, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->mpsEnabled is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 768, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->hostNumaId is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 772, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->gpuPciDeviceID is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 776, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->gpuPciSubsystemID is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->hostNumaMultinodeIpcSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 784, 224, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
+                                       "prop->reserved is set, which CUDA 11.8's struct cudaDeviceProp does not have");
     if (prop != NULL)
         cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_3_prop_to_old,
                                sizeof adapter_3_prop_to_old / sizeof adapter_3_prop_to_old[0]);
@@ -14808,14 +14893,42 @@ static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+/* CUDA 11.8: cudaStreamGetCaptureInfo is called through cudaStreamGetCaptureInfo_v2 (generator/semantic.toml). */
+typedef enum cudaError (*adapter_4_fn)(struct CUstream_st *, enum cudaStreamCaptureStatus *, unsigned long long *, struct CUgraph_st **, struct CUgraphNode_st *const **, unsigned long *);
 static cubind__slot adapter_4_target;
+static cudaError_t adapter_4(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    adapter_4_fn cubind_fn = (adapter_4_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((struct CUstream_st *)stream, (enum cudaStreamCaptureStatus *)captureStatus_out, (unsigned long long *)id_out, (struct CUgraph_st **)graph_out, (struct CUgraphNode_st *const **)dependencies_out, (unsigned long *)numDependencies_out);
+    if (edgeData_out != NULL && cubind_result == cudaSuccess) {
+        *edgeData_out = NULL;
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaStreamUpdateCaptureDependencies is called through cudaStreamUpdateCaptureDependencies (generator/semantic.toml). */
+typedef enum cudaError (*adapter_5_fn)(struct CUstream_st *, struct CUgraphNode_st **, unsigned long, unsigned int);
+static cubind__slot adapter_5_target;
+static cudaError_t adapter_5(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    adapter_5_fn cubind_fn = (adapter_5_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (dependencyData != NULL && !cubind__semantic_zero(dependencyData, numDependencies, sizeof *dependencyData))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", "11.8", "cudaStreamUpdateCaptureDependencies",
+                                       "dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (cudaError_t)cubind_fn((struct CUstream_st *)stream, (struct CUgraphNode_st **)dependencies, (unsigned long)numDependencies, (unsigned int)flags);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+static cubind__slot adapter_6_target;
 /* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.4, 104 here */
-static const cubind__field_copy adapter_4_memHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_6_memHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 28},
 };
-static cudaError_t adapter_4(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+static cudaError_t adapter_6(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     union {
         unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
@@ -14823,23 +14936,26 @@ static cudaError_t adapter_4(cudaExternalMemory_t *extMem_out, const struct cuda
         void *align_p;
         long long align_ll;
     } old_memHandleDesc;
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.4", "cudaImportExternalMemory",
+                                       "memHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryHandleDesc does not have");
     if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_4_memHandleDesc_to_old,
-                               sizeof adapter_4_memHandleDesc_to_old / sizeof adapter_4_memHandleDesc_to_old[0]);
+        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_6_memHandleDesc_to_old,
+                               sizeof adapter_6_memHandleDesc_to_old / sizeof adapter_6_memHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
-static cubind__slot adapter_5_target;
+static cubind__slot adapter_7_target;
 /* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 11.8, 104 here */
-static const cubind__field_copy adapter_5_memHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_7_memHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 28},
 };
-static cudaError_t adapter_5(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
+static cudaError_t adapter_7(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
     union {
         unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
@@ -14847,22 +14963,25 @@ static cudaError_t adapter_5(cudaExternalMemory_t *extMem_out, const struct cuda
         void *align_p;
         long long align_ll;
     } old_memHandleDesc;
-    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_7_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "11.8", "cudaImportExternalMemory",
+                                       "memHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryHandleDesc does not have");
     if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_5_memHandleDesc_to_old,
-                               sizeof adapter_5_memHandleDesc_to_old / sizeof adapter_5_memHandleDesc_to_old[0]);
+        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_7_memHandleDesc_to_old,
+                               sizeof adapter_7_memHandleDesc_to_old / sizeof adapter_7_memHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
-static cubind__slot adapter_6_target;
+static cubind__slot adapter_8_target;
 /* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_6_bufferDesc_to_old[] = {
+static const cubind__field_copy adapter_8_bufferDesc_to_old[] = {
     {0, 0, 20},
 };
-static cudaError_t adapter_6(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+static cudaError_t adapter_8(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -14870,22 +14989,25 @@ static cudaError_t adapter_6(void **devPtr, cudaExternalMemory_t extMem, const s
         void *align_p;
         long long align_ll;
     } old_bufferDesc;
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.4", "cudaExternalMemoryGetMappedBuffer",
+                                       "bufferDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryBufferDesc does not have");
     if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_6_bufferDesc_to_old,
-                               sizeof adapter_6_bufferDesc_to_old / sizeof adapter_6_bufferDesc_to_old[0]);
+        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_8_bufferDesc_to_old,
+                               sizeof adapter_8_bufferDesc_to_old / sizeof adapter_8_bufferDesc_to_old[0]);
     cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
-static cubind__slot adapter_7_target;
+static cubind__slot adapter_9_target;
 /* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_7_bufferDesc_to_old[] = {
+static const cubind__field_copy adapter_9_bufferDesc_to_old[] = {
     {0, 0, 20},
 };
-static cudaError_t adapter_7(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
+static cudaError_t adapter_9(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -14893,23 +15015,26 @@ static cudaError_t adapter_7(void **devPtr, cudaExternalMemory_t extMem, const s
         void *align_p;
         long long align_ll;
     } old_bufferDesc;
-    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_7_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "11.8", "cudaExternalMemoryGetMappedBuffer",
+                                       "bufferDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryBufferDesc does not have");
     if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_7_bufferDesc_to_old,
-                               sizeof adapter_7_bufferDesc_to_old / sizeof adapter_7_bufferDesc_to_old[0]);
+        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_9_bufferDesc_to_old,
+                               sizeof adapter_9_bufferDesc_to_old / sizeof adapter_9_bufferDesc_to_old[0]);
     cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
-static cubind__slot adapter_8_target;
+static cubind__slot adapter_10_target;
 /* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.4, 128 here */
-static const cubind__field_copy adapter_8_mipmapDesc_to_old[] = {
+static const cubind__field_copy adapter_10_mipmapDesc_to_old[] = {
     {0, 0, 28},
     {32, 32, 32},
 };
-static cudaError_t adapter_8(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+static cudaError_t adapter_10(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     union {
         unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
@@ -14917,23 +15042,26 @@ static cudaError_t adapter_8(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t 
         void *align_p;
         long long align_ll;
     } old_mipmapDesc;
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.4", "cudaExternalMemoryGetMappedMipmappedArray",
+                                       "mipmapDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryMipmappedArrayDesc does not have");
     if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_8_mipmapDesc_to_old,
-                               sizeof adapter_8_mipmapDesc_to_old / sizeof adapter_8_mipmapDesc_to_old[0]);
+        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_10_mipmapDesc_to_old,
+                               sizeof adapter_10_mipmapDesc_to_old / sizeof adapter_10_mipmapDesc_to_old[0]);
     cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
-static cubind__slot adapter_9_target;
+static cubind__slot adapter_11_target;
 /* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 11.8, 128 here */
-static const cubind__field_copy adapter_9_mipmapDesc_to_old[] = {
+static const cubind__field_copy adapter_11_mipmapDesc_to_old[] = {
     {0, 0, 28},
     {32, 32, 32},
 };
-static cudaError_t adapter_9(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
+static cudaError_t adapter_11(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
     union {
         unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
@@ -14941,23 +15069,26 @@ static cudaError_t adapter_9(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t 
         void *align_p;
         long long align_ll;
     } old_mipmapDesc;
-    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
+    cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "11.8", "cudaExternalMemoryGetMappedMipmappedArray",
+                                       "mipmapDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryMipmappedArrayDesc does not have");
     if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_9_mipmapDesc_to_old,
-                               sizeof adapter_9_mipmapDesc_to_old / sizeof adapter_9_mipmapDesc_to_old[0]);
+        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_11_mipmapDesc_to_old,
+                               sizeof adapter_11_mipmapDesc_to_old / sizeof adapter_11_mipmapDesc_to_old[0]);
     cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
-static cubind__slot adapter_10_target;
+static cubind__slot adapter_12_target;
 /* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.4, 96 here */
-static const cubind__field_copy adapter_10_semHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_12_semHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 20},
 };
-static cudaError_t adapter_10(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+static cudaError_t adapter_12(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     union {
         unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
@@ -14965,23 +15096,26 @@ static cudaError_t adapter_10(cudaExternalSemaphore_t *extSem_out, const struct 
         void *align_p;
         long long align_ll;
     } old_semHandleDesc;
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.4", "cudaImportExternalSemaphore",
+                                       "semHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalSemaphoreHandleDesc does not have");
     if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_10_semHandleDesc_to_old,
-                               sizeof adapter_10_semHandleDesc_to_old / sizeof adapter_10_semHandleDesc_to_old[0]);
+        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_12_semHandleDesc_to_old,
+                               sizeof adapter_12_semHandleDesc_to_old / sizeof adapter_12_semHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
-static cubind__slot adapter_11_target;
+static cubind__slot adapter_13_target;
 /* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 11.8, 96 here */
-static const cubind__field_copy adapter_11_semHandleDesc_to_old[] = {
+static const cubind__field_copy adapter_13_semHandleDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 20},
 };
-static cudaError_t adapter_11(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
+static cudaError_t adapter_13(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
     union {
         unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
@@ -14989,25 +15123,28 @@ static cudaError_t adapter_11(cudaExternalSemaphore_t *extSem_out, const struct 
         void *align_p;
         long long align_ll;
     } old_semHandleDesc;
-    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
+    cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "11.8", "cudaImportExternalSemaphore",
+                                       "semHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalSemaphoreHandleDesc does not have");
     if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_11_semHandleDesc_to_old,
-                               sizeof adapter_11_semHandleDesc_to_old / sizeof adapter_11_semHandleDesc_to_old[0]);
+        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_13_semHandleDesc_to_old,
+                               sizeof adapter_13_semHandleDesc_to_old / sizeof adapter_13_semHandleDesc_to_old[0]);
     cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaFuncGetAttributes is called as cudaFuncGetAttributes, its record converted field by field. */
-static cubind__slot adapter_12_target;
+static cubind__slot adapter_14_target;
 /* struct cudaFuncAttributes: 56 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_12_attr_to_old[] = {
+static const cubind__field_copy adapter_14_attr_to_old[] = {
     {0, 0, 52},
 };
-static const cubind__field_copy adapter_12_attr_to_new[] = {
+static const cubind__field_copy adapter_14_attr_to_new[] = {
     {0, 0, 52},
 };
-static cudaError_t adapter_12(struct cudaFuncAttributes *attr, const void *func)
+static cudaError_t adapter_14(struct cudaFuncAttributes *attr, const void *func)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15015,26 +15152,67 @@ static cudaError_t adapter_12(struct cudaFuncAttributes *attr, const void *func)
         void *align_p;
         long long align_ll;
     } old_attr;
-    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
+    cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attr != NULL)
-        cubind__convert_record(old_attr.bytes, sizeof old_attr.bytes, attr, adapter_12_attr_to_old,
-                               sizeof adapter_12_attr_to_old / sizeof adapter_12_attr_to_old[0]);
+        cubind__convert_record(old_attr.bytes, sizeof old_attr.bytes, attr, adapter_14_attr_to_old,
+                               sizeof adapter_14_attr_to_old / sizeof adapter_14_attr_to_old[0]);
     cubind_result = cubind_fn(attr != NULL ? (struct cudaFuncAttributes *)(void *)old_attr.bytes : NULL, func);
     if (attr != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attr, 144, old_attr.bytes, adapter_12_attr_to_new,
-                               sizeof adapter_12_attr_to_new / sizeof adapter_12_attr_to_new[0]);
+        cubind__convert_record((void *)attr, 144, old_attr.bytes, adapter_14_attr_to_new,
+                               sizeof adapter_14_attr_to_new / sizeof adapter_14_attr_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaMemPrefetchAsync is called through cudaMemPrefetchAsync (generator/semantic.toml). */
+typedef enum cudaError (*adapter_15_fn)(const void *, unsigned long, int, struct CUstream_st *);
+static cubind__slot adapter_15_target;
+static cudaError_t adapter_15(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+{
+    adapter_15_fn cubind_fn = (adapter_15_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
+    int cubind_arg_2;
+    cudaError_t cubind_result;
+    if (flags != 0)
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", "11.8", "cudaMemPrefetchAsync",
+                                       "flags is not 0 (CUDA 11.8's form has no flags)");
+    if (location.type == cudaMemLocationTypeDevice)
+        cubind_arg_2 = (int)location.id;
+    else if (location.type == cudaMemLocationTypeHost)
+        cubind_arg_2 = (int)cudaCpuDeviceId;
+    else
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPrefetchAsync", "11.8", "cudaMemPrefetchAsync",
+                                       "location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)");
+    cubind_result = (cudaError_t)cubind_fn((const void *)devPtr, (unsigned long)count, cubind_arg_2, (struct CUstream_st *)stream);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaMemAdvise is called through cudaMemAdvise (generator/semantic.toml). */
+typedef enum cudaError (*adapter_16_fn)(const void *, unsigned long, enum cudaMemoryAdvise, int);
+static cubind__slot adapter_16_target;
+static cudaError_t adapter_16(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+{
+    adapter_16_fn cubind_fn = (adapter_16_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
+    int cubind_arg_3;
+    cudaError_t cubind_result;
+    if (location.type == cudaMemLocationTypeDevice)
+        cubind_arg_3 = (int)location.id;
+    else if (location.type == cudaMemLocationTypeHost)
+        cubind_arg_3 = (int)cudaCpuDeviceId;
+    else
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemAdvise", "11.8", "cudaMemAdvise",
+                                       "location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)");
+    cubind_result = (cudaError_t)cubind_fn((const void *)devPtr, (unsigned long)count, (enum cudaMemoryAdvise)advice, cubind_arg_3);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
-static cubind__slot adapter_13_target;
+static cubind__slot adapter_17_target;
 /* struct cudaMemPoolProps: 88 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_13_poolProps_to_old[] = {
+static const cubind__field_copy adapter_17_poolProps_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
 };
-static cudaError_t adapter_13(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+static cudaError_t adapter_17(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15042,23 +15220,26 @@ static cudaError_t adapter_13(cudaMemPool_t *memPool, const struct cudaMemPoolPr
         void *align_p;
         long long align_ll;
     } old_poolProps;
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.4", "cudaMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.4's struct cudaMemPoolProps does not have");
     if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_13_poolProps_to_old,
-                               sizeof adapter_13_poolProps_to_old / sizeof adapter_13_poolProps_to_old[0]);
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_17_poolProps_to_old,
+                               sizeof adapter_17_poolProps_to_old / sizeof adapter_17_poolProps_to_old[0]);
     cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
-static cubind__slot adapter_14_target;
+static cubind__slot adapter_18_target;
 /* struct cudaMemPoolProps: 88 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_14_poolProps_to_old[] = {
+static const cubind__field_copy adapter_18_poolProps_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
 };
-static cudaError_t adapter_14(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
+static cudaError_t adapter_18(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15066,25 +15247,31 @@ static cudaError_t adapter_14(cudaMemPool_t *memPool, const struct cudaMemPoolPr
         void *align_p;
         long long align_ll;
     } old_poolProps;
-    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
+    cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate",
+                                       "poolProps->maxSize is set, which CUDA 11.8's struct cudaMemPoolProps does not have");
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 11.8's struct cudaMemPoolProps does not have");
     if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_14_poolProps_to_old,
-                               sizeof adapter_14_poolProps_to_old / sizeof adapter_14_poolProps_to_old[0]);
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_18_poolProps_to_old,
+                               sizeof adapter_18_poolProps_to_old / sizeof adapter_18_poolProps_to_old[0]);
     cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
-static cubind__slot adapter_15_target;
+static cubind__slot adapter_19_target;
 /* struct cudaPointerAttributes: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_15_attributes_to_old[] = {
+static const cubind__field_copy adapter_19_attributes_to_old[] = {
     {0, 0, 24},
 };
-static const cubind__field_copy adapter_15_attributes_to_new[] = {
+static const cubind__field_copy adapter_19_attributes_to_new[] = {
     {0, 0, 24},
 };
-static cudaError_t adapter_15(struct cudaPointerAttributes *attributes, const void *ptr)
+static cudaError_t adapter_19(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15092,28 +15279,28 @@ static cudaError_t adapter_15(struct cudaPointerAttributes *attributes, const vo
         void *align_p;
         long long align_ll;
     } old_attributes;
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_15_attributes_to_old,
-                               sizeof adapter_15_attributes_to_old / sizeof adapter_15_attributes_to_old[0]);
+        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_19_attributes_to_old,
+                               sizeof adapter_19_attributes_to_old / sizeof adapter_19_attributes_to_old[0]);
     cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
     if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_15_attributes_to_new,
-                               sizeof adapter_15_attributes_to_new / sizeof adapter_15_attributes_to_new[0]);
+        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_19_attributes_to_new,
+                               sizeof adapter_19_attributes_to_new / sizeof adapter_19_attributes_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
-static cubind__slot adapter_16_target;
+static cubind__slot adapter_20_target;
 /* struct cudaPointerAttributes: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_16_attributes_to_old[] = {
+static const cubind__field_copy adapter_20_attributes_to_old[] = {
     {0, 0, 24},
 };
-static const cubind__field_copy adapter_16_attributes_to_new[] = {
+static const cubind__field_copy adapter_20_attributes_to_new[] = {
     {0, 0, 24},
 };
-static cudaError_t adapter_16(struct cudaPointerAttributes *attributes, const void *ptr)
+static cudaError_t adapter_20(struct cudaPointerAttributes *attributes, const void *ptr)
 {
     union {
         unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
@@ -15121,31 +15308,31 @@ static cudaError_t adapter_16(struct cudaPointerAttributes *attributes, const vo
         void *align_p;
         long long align_ll;
     } old_attributes;
-    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
+    cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_16_attributes_to_old,
-                               sizeof adapter_16_attributes_to_old / sizeof adapter_16_attributes_to_old[0]);
+        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_20_attributes_to_old,
+                               sizeof adapter_20_attributes_to_old / sizeof adapter_20_attributes_to_old[0]);
     cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
     if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_16_attributes_to_new,
-                               sizeof adapter_16_attributes_to_new / sizeof adapter_16_attributes_to_new[0]);
+        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_20_attributes_to_new,
+                               sizeof adapter_20_attributes_to_new / sizeof adapter_20_attributes_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
-static cubind__slot adapter_17_target;
+static cubind__slot adapter_21_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_17_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_21_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_17_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_21_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_17(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+static cudaError_t adapter_21(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15159,35 +15346,41 @@ static cudaError_t adapter_17(cudaTextureObject_t *pTexObject, const struct cuda
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject",
+                                       "pResDesc->flags is set, which CUDA 12.4's struct cudaResourceDesc does not have");
+    if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject",
+                                       "pResViewDesc->reserved is set, which CUDA 12.4's struct cudaResourceViewDesc does not have");
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_17_pResDesc_to_old,
-                               sizeof adapter_17_pResDesc_to_old / sizeof adapter_17_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_21_pResDesc_to_old,
+                               sizeof adapter_21_pResDesc_to_old / sizeof adapter_21_pResDesc_to_old[0]);
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_17_pResViewDesc_to_old,
-                               sizeof adapter_17_pResViewDesc_to_old / sizeof adapter_17_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_21_pResViewDesc_to_old,
+                               sizeof adapter_21_pResViewDesc_to_old / sizeof adapter_21_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
-static cubind__slot adapter_18_target;
+static cubind__slot adapter_22_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_18_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_22_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
 /* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_18_pTexDesc_to_old[] = {
+static const cubind__field_copy adapter_22_pTexDesc_to_old[] = {
     {0, 0, 68},
 };
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_18_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_22_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_18(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
+static cudaError_t adapter_22(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15207,33 +15400,42 @@ static cudaError_t adapter_18(cudaTextureObject_t *pTexObject, const struct cuda
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
+    cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
+                                       "pResDesc->flags is set, which CUDA 11.8's struct cudaResourceDesc does not have");
+    if (pTexDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pTexDesc + 68, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
+                                       "pTexDesc->seamlessCubemap is set, which CUDA 11.8's struct cudaTextureDesc does not have");
+    if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
+                                       "pResViewDesc->reserved is set, which CUDA 11.8's struct cudaResourceViewDesc does not have");
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_18_pResDesc_to_old,
-                               sizeof adapter_18_pResDesc_to_old / sizeof adapter_18_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_22_pResDesc_to_old,
+                               sizeof adapter_22_pResDesc_to_old / sizeof adapter_22_pResDesc_to_old[0]);
     if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_18_pTexDesc_to_old,
-                               sizeof adapter_18_pTexDesc_to_old / sizeof adapter_18_pTexDesc_to_old[0]);
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_22_pTexDesc_to_old,
+                               sizeof adapter_22_pTexDesc_to_old / sizeof adapter_22_pTexDesc_to_old[0]);
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_18_pResViewDesc_to_old,
-                               sizeof adapter_18_pResViewDesc_to_old / sizeof adapter_18_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_22_pResViewDesc_to_old,
+                               sizeof adapter_22_pResViewDesc_to_old / sizeof adapter_22_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc != NULL ? (const struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_19_target;
+static cubind__slot adapter_23_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_19_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_23_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_19_pResDesc_to_new[] = {
+static const cubind__field_copy adapter_23_pResDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_19(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_23(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15241,30 +15443,30 @@ static cudaError_t adapter_19(struct cudaResourceDesc *pResDesc, cudaTextureObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_19_pResDesc_to_old,
-                               sizeof adapter_19_pResDesc_to_old / sizeof adapter_19_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_23_pResDesc_to_old,
+                               sizeof adapter_23_pResDesc_to_old / sizeof adapter_23_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
     if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_19_pResDesc_to_new,
-                               sizeof adapter_19_pResDesc_to_new / sizeof adapter_19_pResDesc_to_new[0]);
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_23_pResDesc_to_new,
+                               sizeof adapter_23_pResDesc_to_new / sizeof adapter_23_pResDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_20_target;
+static cubind__slot adapter_24_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_20_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_24_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_20_pResDesc_to_new[] = {
+static const cubind__field_copy adapter_24_pResDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_20(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_24(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15272,28 +15474,28 @@ static cudaError_t adapter_20(struct cudaResourceDesc *pResDesc, cudaTextureObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_20_pResDesc_to_old,
-                               sizeof adapter_20_pResDesc_to_old / sizeof adapter_20_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_24_pResDesc_to_old,
+                               sizeof adapter_24_pResDesc_to_old / sizeof adapter_24_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
     if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_20_pResDesc_to_new,
-                               sizeof adapter_20_pResDesc_to_new / sizeof adapter_20_pResDesc_to_new[0]);
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_24_pResDesc_to_new,
+                               sizeof adapter_24_pResDesc_to_new / sizeof adapter_24_pResDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
-static cubind__slot adapter_21_target;
+static cubind__slot adapter_25_target;
 /* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_21_pTexDesc_to_old[] = {
+static const cubind__field_copy adapter_25_pTexDesc_to_old[] = {
     {0, 0, 68},
 };
-static const cubind__field_copy adapter_21_pTexDesc_to_new[] = {
+static const cubind__field_copy adapter_25_pTexDesc_to_new[] = {
     {0, 0, 68},
 };
-static cudaError_t adapter_21(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_25(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
@@ -15301,30 +15503,30 @@ static cudaError_t adapter_21(struct cudaTextureDesc *pTexDesc, cudaTextureObjec
         void *align_p;
         long long align_ll;
     } old_pTexDesc;
-    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_21_pTexDesc_to_old,
-                               sizeof adapter_21_pTexDesc_to_old / sizeof adapter_21_pTexDesc_to_old[0]);
+        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_25_pTexDesc_to_old,
+                               sizeof adapter_25_pTexDesc_to_old / sizeof adapter_25_pTexDesc_to_old[0]);
     cubind_result = cubind_fn(pTexDesc != NULL ? (struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, texObject);
     if (pTexDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_21_pTexDesc_to_new,
-                               sizeof adapter_21_pTexDesc_to_new / sizeof adapter_21_pTexDesc_to_new[0]);
+        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_25_pTexDesc_to_new,
+                               sizeof adapter_25_pTexDesc_to_new / sizeof adapter_25_pTexDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_22_target;
+static cubind__slot adapter_26_target;
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_22_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_26_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static const cubind__field_copy adapter_22_pResViewDesc_to_new[] = {
+static const cubind__field_copy adapter_26_pResViewDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_22(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_26(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
@@ -15332,30 +15534,30 @@ static cudaError_t adapter_22(struct cudaResourceViewDesc *pResViewDesc, cudaTex
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_22_pResViewDesc_to_old,
-                               sizeof adapter_22_pResViewDesc_to_old / sizeof adapter_22_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_26_pResViewDesc_to_old,
+                               sizeof adapter_26_pResViewDesc_to_old / sizeof adapter_26_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
     if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_22_pResViewDesc_to_new,
-                               sizeof adapter_22_pResViewDesc_to_new / sizeof adapter_22_pResViewDesc_to_new[0]);
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_26_pResViewDesc_to_new,
+                               sizeof adapter_26_pResViewDesc_to_new / sizeof adapter_26_pResViewDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
-static cubind__slot adapter_23_target;
+static cubind__slot adapter_27_target;
 /* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_23_pResViewDesc_to_old[] = {
+static const cubind__field_copy adapter_27_pResViewDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static const cubind__field_copy adapter_23_pResViewDesc_to_new[] = {
+static const cubind__field_copy adapter_27_pResViewDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 40},
 };
-static cudaError_t adapter_23(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
+static cudaError_t adapter_27(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
     union {
         unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
@@ -15363,26 +15565,26 @@ static cudaError_t adapter_23(struct cudaResourceViewDesc *pResViewDesc, cudaTex
         void *align_p;
         long long align_ll;
     } old_pResViewDesc;
-    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
+    cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_23_pResViewDesc_to_old,
-                               sizeof adapter_23_pResViewDesc_to_old / sizeof adapter_23_pResViewDesc_to_old[0]);
+        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_27_pResViewDesc_to_old,
+                               sizeof adapter_27_pResViewDesc_to_old / sizeof adapter_27_pResViewDesc_to_old[0]);
     cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
     if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_23_pResViewDesc_to_new,
-                               sizeof adapter_23_pResViewDesc_to_new / sizeof adapter_23_pResViewDesc_to_new[0]);
+        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_27_pResViewDesc_to_new,
+                               sizeof adapter_27_pResViewDesc_to_new / sizeof adapter_27_pResViewDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
-static cubind__slot adapter_24_target;
+static cubind__slot adapter_28_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_24_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_28_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_24(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+static cudaError_t adapter_28(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15390,23 +15592,26 @@ static cudaError_t adapter_24(cudaSurfaceObject_t *pSurfObject, const struct cud
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.4", "cudaCreateSurfaceObject",
+                                       "pResDesc->flags is set, which CUDA 12.4's struct cudaResourceDesc does not have");
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_24_pResDesc_to_old,
-                               sizeof adapter_24_pResDesc_to_old / sizeof adapter_24_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_28_pResDesc_to_old,
+                               sizeof adapter_28_pResDesc_to_old / sizeof adapter_28_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
-static cubind__slot adapter_25_target;
+static cubind__slot adapter_29_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_25_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_29_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_25(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
+static cudaError_t adapter_29(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15414,27 +15619,30 @@ static cudaError_t adapter_25(cudaSurfaceObject_t *pSurfObject, const struct cud
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
+    cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
     cudaError_t cubind_result;
+    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "11.8", "cudaCreateSurfaceObject",
+                                       "pResDesc->flags is set, which CUDA 11.8's struct cudaResourceDesc does not have");
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_25_pResDesc_to_old,
-                               sizeof adapter_25_pResDesc_to_old / sizeof adapter_25_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_29_pResDesc_to_old,
+                               sizeof adapter_29_pResDesc_to_old / sizeof adapter_29_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_26_target;
+static cubind__slot adapter_30_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_26_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_30_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_26_pResDesc_to_new[] = {
+static const cubind__field_copy adapter_30_pResDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_26(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+static cudaError_t adapter_30(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15442,30 +15650,30 @@ static cudaError_t adapter_26(struct cudaResourceDesc *pResDesc, cudaSurfaceObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_26_pResDesc_to_old,
-                               sizeof adapter_26_pResDesc_to_old / sizeof adapter_26_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_30_pResDesc_to_old,
+                               sizeof adapter_30_pResDesc_to_old / sizeof adapter_30_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
     if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_26_pResDesc_to_new,
-                               sizeof adapter_26_pResDesc_to_new / sizeof adapter_26_pResDesc_to_new[0]);
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_30_pResDesc_to_new,
+                               sizeof adapter_30_pResDesc_to_new / sizeof adapter_30_pResDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
-static cubind__slot adapter_27_target;
+static cubind__slot adapter_31_target;
 /* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_27_pResDesc_to_old[] = {
+static const cubind__field_copy adapter_31_pResDesc_to_old[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static const cubind__field_copy adapter_27_pResDesc_to_new[] = {
+static const cubind__field_copy adapter_31_pResDesc_to_new[] = {
     {0, 0, 4},
     {8, 8, 56},
 };
-static cudaError_t adapter_27(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
+static cudaError_t adapter_31(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
     union {
         unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
@@ -15473,32 +15681,32 @@ static cudaError_t adapter_27(struct cudaResourceDesc *pResDesc, cudaSurfaceObje
         void *align_p;
         long long align_ll;
     } old_pResDesc;
-    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
+    cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_27_pResDesc_to_old,
-                               sizeof adapter_27_pResDesc_to_old / sizeof adapter_27_pResDesc_to_old[0]);
+        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_31_pResDesc_to_old,
+                               sizeof adapter_31_pResDesc_to_old / sizeof adapter_31_pResDesc_to_old[0]);
     cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
     if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_27_pResDesc_to_new,
-                               sizeof adapter_27_pResDesc_to_new / sizeof adapter_27_pResDesc_to_new[0]);
+        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_31_pResDesc_to_new,
+                               sizeof adapter_31_pResDesc_to_new / sizeof adapter_31_pResDesc_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
-static cubind__slot adapter_28_target;
+static cubind__slot adapter_32_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_28_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_32_nodeParams_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_28_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_32_nodeParams_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_28(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+static cudaError_t adapter_32(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15506,32 +15714,32 @@ static cudaError_t adapter_28(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_32_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_28_nodeParams_to_old,
-                               sizeof adapter_28_nodeParams_to_old / sizeof adapter_28_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_32_nodeParams_to_old,
+                               sizeof adapter_32_nodeParams_to_old / sizeof adapter_32_nodeParams_to_old[0]);
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_28_nodeParams_to_new,
-                               sizeof adapter_28_nodeParams_to_new / sizeof adapter_28_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_32_nodeParams_to_new,
+                               sizeof adapter_32_nodeParams_to_new / sizeof adapter_32_nodeParams_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
-static cubind__slot adapter_29_target;
+static cubind__slot adapter_33_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_29_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_33_nodeParams_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_29_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_33_nodeParams_to_new[] = {
     {0, 0, 24},
     {34, 24, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_29(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
+static cudaError_t adapter_33(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15539,32 +15747,32 @@ static cudaError_t adapter_29(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
+    cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_33_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_29_nodeParams_to_old,
-                               sizeof adapter_29_nodeParams_to_old / sizeof adapter_29_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_33_nodeParams_to_old,
+                               sizeof adapter_33_nodeParams_to_old / sizeof adapter_33_nodeParams_to_old[0]);
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_29_nodeParams_to_new,
-                               sizeof adapter_29_nodeParams_to_new / sizeof adapter_29_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_33_nodeParams_to_new,
+                               sizeof adapter_33_nodeParams_to_new / sizeof adapter_33_nodeParams_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_30_target;
+static cubind__slot adapter_34_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_30_params_out_to_old[] = {
+static const cubind__field_copy adapter_34_params_out_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_30_params_out_to_new[] = {
+static const cubind__field_copy adapter_34_params_out_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_30(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+static cudaError_t adapter_34(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15572,32 +15780,32 @@ static cudaError_t adapter_30(cudaGraphNode_t node, struct cudaMemAllocNodeParam
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_34_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_30_params_out_to_old,
-                               sizeof adapter_30_params_out_to_old / sizeof adapter_30_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_34_params_out_to_old,
+                               sizeof adapter_34_params_out_to_old / sizeof adapter_34_params_out_to_old[0]);
     cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_30_params_out_to_new,
-                               sizeof adapter_30_params_out_to_new / sizeof adapter_30_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_34_params_out_to_new,
+                               sizeof adapter_34_params_out_to_new / sizeof adapter_34_params_out_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 11.8: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_31_target;
+static cubind__slot adapter_35_target;
 /* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_31_params_out_to_old[] = {
+static const cubind__field_copy adapter_35_params_out_to_old[] = {
     {0, 0, 24},
     {24, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_31_params_out_to_new[] = {
+static const cubind__field_copy adapter_35_params_out_to_new[] = {
     {0, 0, 24},
     {34, 24, 54},
     {88, 88, 32},
 };
-static cudaError_t adapter_31(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
+static cudaError_t adapter_35(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -15605,15 +15813,175 @@ static cudaError_t adapter_31(cudaGraphNode_t node, struct cudaMemAllocNodeParam
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
+    cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_35_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_31_params_out_to_old,
-                               sizeof adapter_31_params_out_to_old / sizeof adapter_31_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_35_params_out_to_old,
+                               sizeof adapter_35_params_out_to_old / sizeof adapter_35_params_out_to_old[0]);
     cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_31_params_out_to_new,
-                               sizeof adapter_31_params_out_to_new / sizeof adapter_31_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_35_params_out_to_new,
+                               sizeof adapter_35_params_out_to_new / sizeof adapter_35_params_out_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphGetEdges is called through cudaGraphGetEdges (generator/semantic.toml). */
+typedef enum cudaError (*adapter_36_fn)(struct CUgraph_st *, struct CUgraphNode_st **, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_36_target;
+static cudaError_t adapter_36(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+{
+    adapter_36_fn cubind_fn = (adapter_36_fn)atomic_load_explicit(&adapter_36_target, memory_order_acquire);
+    const size_t cubind_count_0 = numEdges != NULL ? (size_t)*numEdges : 0;
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraph_st *)graph, (struct CUgraphNode_st **)from, (struct CUgraphNode_st **)to, (unsigned long *)numEdges);
+    if (edgeData != NULL && from != NULL && cubind_result == cudaSuccess) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphNodeGetDependencies is called through cudaGraphNodeGetDependencies (generator/semantic.toml). */
+typedef enum cudaError (*adapter_37_fn)(struct CUgraphNode_st *, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_37_target;
+static cudaError_t adapter_37(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+{
+    adapter_37_fn cubind_fn = (adapter_37_fn)atomic_load_explicit(&adapter_37_target, memory_order_acquire);
+    const size_t cubind_count_0 = pNumDependencies != NULL ? (size_t)*pNumDependencies : 0;
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct CUgraphNode_st **)pDependencies, (unsigned long *)pNumDependencies);
+    if (edgeData != NULL && pDependencies != NULL && cubind_result == cudaSuccess) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphNodeGetDependentNodes is called through cudaGraphNodeGetDependentNodes (generator/semantic.toml). */
+typedef enum cudaError (*adapter_38_fn)(struct CUgraphNode_st *, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_38_target;
+static cudaError_t adapter_38(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+{
+    adapter_38_fn cubind_fn = (adapter_38_fn)atomic_load_explicit(&adapter_38_target, memory_order_acquire);
+    const size_t cubind_count_0 = pNumDependentNodes != NULL ? (size_t)*pNumDependentNodes : 0;
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct CUgraphNode_st **)pDependentNodes, (unsigned long *)pNumDependentNodes);
+    if (edgeData != NULL && pDependentNodes != NULL && cubind_result == cudaSuccess) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphAddDependencies is called through cudaGraphAddDependencies (generator/semantic.toml). */
+typedef enum cudaError (*adapter_39_fn)(struct CUgraph_st *, struct CUgraphNode_st *const *, struct CUgraphNode_st *const *, unsigned long);
+static cubind__slot adapter_39_target;
+static cudaError_t adapter_39(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    adapter_39_fn cubind_fn = (adapter_39_fn)atomic_load_explicit(&adapter_39_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (edgeData != NULL && !cubind__semantic_zero(edgeData, numDependencies, sizeof *edgeData))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddDependencies", "11.8", "cudaGraphAddDependencies",
+                                       "edgeData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)from, (struct CUgraphNode_st *const *)to, (unsigned long)numDependencies);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphRemoveDependencies is called through cudaGraphRemoveDependencies (generator/semantic.toml). */
+typedef enum cudaError (*adapter_40_fn)(struct CUgraph_st *, struct CUgraphNode_st *const *, struct CUgraphNode_st *const *, unsigned long);
+static cubind__slot adapter_40_target;
+static cudaError_t adapter_40(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+{
+    adapter_40_fn cubind_fn = (adapter_40_fn)atomic_load_explicit(&adapter_40_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (edgeData != NULL && !cubind__semantic_zero(edgeData, numDependencies, sizeof *edgeData))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphRemoveDependencies", "11.8", "cudaGraphRemoveDependencies",
+                                       "edgeData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)from, (struct CUgraphNode_st *const *)to, (unsigned long)numDependencies);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphInstantiate is called through cudaGraphInstantiateWithFlags (generator/semantic.toml). */
+typedef enum cudaError (*adapter_41_fn)(struct CUgraphExec_st **, struct CUgraph_st *, unsigned long long);
+static cubind__slot adapter_41_target;
+static cudaError_t adapter_41(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    adapter_41_fn cubind_fn = (adapter_41_fn)atomic_load_explicit(&adapter_41_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st **)pGraphExec, (struct CUgraph_st *)graph, (unsigned long long)flags);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGraphExecUpdate is called through cudaGraphExecUpdate (generator/semantic.toml). */
+typedef enum cudaError (*adapter_42_fn)(struct CUgraphExec_st *, struct CUgraph_st *, struct CUgraphNode_st **, enum cudaGraphExecUpdateResult *);
+static cubind__slot adapter_42_target;
+static cudaError_t adapter_42(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+{
+    adapter_42_fn cubind_fn = (adapter_42_fn)atomic_load_explicit(&adapter_42_target, memory_order_acquire);
+    struct CUgraphNode_st * cubind_local_errorNode;
+    enum cudaGraphExecUpdateResult cubind_local_updateResult;
+    cudaError_t cubind_result;
+    cubind__semantic_clear(&cubind_local_errorNode, 1, sizeof cubind_local_errorNode);
+    cubind__semantic_clear(&cubind_local_updateResult, 1, sizeof cubind_local_updateResult);
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraph_st *)hGraph, &cubind_local_errorNode, &cubind_local_updateResult);
+    if (resultInfo != NULL) {
+        resultInfo->result = cubind_local_updateResult;
+        resultInfo->errorNode = cubind_local_errorNode;
+        resultInfo->errorFromNode = NULL;
+    }
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphAddNode is called through cudaGraphAddNode_v2 (generator/semantic.toml). */
+typedef enum cudaError (*adapter_43_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, const struct cudaGraphEdgeData_st *, unsigned long, struct cudaGraphNodeParams *);
+static cubind__slot adapter_43_target;
+static cudaError_t adapter_43(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_43_fn cubind_fn = (adapter_43_fn)atomic_load_explicit(&adapter_43_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.4", "cudaGraphAddNode_v2",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st **)pGraphNode, (struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)pDependencies, (const struct cudaGraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphNodeSetParams is called through cudaGraphNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_44_fn)(struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_44_target;
+static cudaError_t adapter_44(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_44_fn cubind_fn = (adapter_44_fn)atomic_load_explicit(&adapter_44_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.4", "cudaGraphNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphExecNodeSetParams is called through cudaGraphExecNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_45_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_45_target;
+static cudaError_t adapter_45(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_45_fn cubind_fn = (adapter_45_fn)atomic_load_explicit(&adapter_45_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.4", "cudaGraphExecNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st *)graphExec, (struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cudaGetDriverEntryPoint is called through cudaGetDriverEntryPoint (generator/semantic.toml). */
+typedef enum cudaError (*adapter_46_fn)(const char *, void **, unsigned long long);
+static cubind__slot adapter_46_target;
+static cudaError_t adapter_46(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    adapter_46_fn cubind_fn = (adapter_46_fn)atomic_load_explicit(&adapter_46_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    cubind_result = (cudaError_t)cubind_fn((const char *)symbol, (void **)funcPtr, (unsigned long long)flags);
+    if (driverStatus != NULL && cubind_result == cudaSuccess) {
+        *driverStatus = (funcPtr != NULL && *funcPtr != NULL) ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    }
     return cubind_result;
 }
 
@@ -15717,6 +16085,51 @@ cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target)
     case 31:
         *target = &adapter_31_target;
         return (cubind__fnptr)adapter_31;
+    case 32:
+        *target = &adapter_32_target;
+        return (cubind__fnptr)adapter_32;
+    case 33:
+        *target = &adapter_33_target;
+        return (cubind__fnptr)adapter_33;
+    case 34:
+        *target = &adapter_34_target;
+        return (cubind__fnptr)adapter_34;
+    case 35:
+        *target = &adapter_35_target;
+        return (cubind__fnptr)adapter_35;
+    case 36:
+        *target = &adapter_36_target;
+        return (cubind__fnptr)adapter_36;
+    case 37:
+        *target = &adapter_37_target;
+        return (cubind__fnptr)adapter_37;
+    case 38:
+        *target = &adapter_38_target;
+        return (cubind__fnptr)adapter_38;
+    case 39:
+        *target = &adapter_39_target;
+        return (cubind__fnptr)adapter_39;
+    case 40:
+        *target = &adapter_40_target;
+        return (cubind__fnptr)adapter_40;
+    case 41:
+        *target = &adapter_41_target;
+        return (cubind__fnptr)adapter_41;
+    case 42:
+        *target = &adapter_42_target;
+        return (cubind__fnptr)adapter_42;
+    case 43:
+        *target = &adapter_43_target;
+        return (cubind__fnptr)adapter_43;
+    case 44:
+        *target = &adapter_44_target;
+        return (cubind__fnptr)adapter_44;
+    case 45:
+        *target = &adapter_45_target;
+        return (cubind__fnptr)adapter_45;
+    case 46:
+        *target = &adapter_46_target;
+        return (cubind__fnptr)adapter_46;
     default:
         break;
     }
@@ -15744,59 +16157,81 @@ const struct cubind__runtime_releases {
         char s6[94];
         char s7[17];
         char s8[28];
-        char s9[106];
-        char s10[39];
-        char s11[106];
-        char s12[25];
-        char s13[138];
-        char s14[138];
-        char s15[34];
-        char s16[137];
-        char s17[137];
-        char s18[42];
-        char s19[146];
-        char s20[146];
-        char s21[28];
-        char s22[140];
-        char s23[140];
-        char s24[37];
-        char s25[35];
-        char s26[22];
-        char s27[128];
-        char s28[24];
-        char s29[17];
-        char s30[133];
-        char s31[18];
-        char s32[137];
-        char s33[146];
-        char s34[25];
-        char s35[130];
-        char s36[130];
-        char s37[24];
-        char s38[270];
-        char s39[336];
-        char s40[33];
-        char s41[198];
-        char s42[198];
-        char s43[32];
-        char s44[124];
-        char s45[37];
-        char s46[130];
-        char s47[130];
-        char s48[24];
-        char s49[33];
-        char s50[25];
-        char s51[31];
-        char s52[21];
-        char s53[32];
-        char s54[106];
-        char s55[34];
-        char s56[28];
-        char s57[31];
-        char s58[106];
-        char s59[106];
-        char s60[106];
-        char s61[214];
+        char s9[28];
+        char s10[173];
+        char s11[39];
+        char s12[36];
+        char s13[291];
+        char s14[25];
+        char s15[138];
+        char s16[138];
+        char s17[34];
+        char s18[137];
+        char s19[137];
+        char s20[42];
+        char s21[146];
+        char s22[146];
+        char s23[28];
+        char s24[140];
+        char s25[140];
+        char s26[37];
+        char s27[35];
+        char s28[22];
+        char s29[128];
+        char s30[24];
+        char s31[21];
+        char s32[367];
+        char s33[17];
+        char s34[14];
+        char s35[331];
+        char s36[18];
+        char s37[137];
+        char s38[146];
+        char s39[25];
+        char s40[130];
+        char s41[130];
+        char s42[24];
+        char s43[270];
+        char s44[336];
+        char s45[33];
+        char s46[198];
+        char s47[198];
+        char s48[32];
+        char s49[124];
+        char s50[37];
+        char s51[130];
+        char s52[130];
+        char s53[24];
+        char s54[33];
+        char s55[25];
+        char s56[31];
+        char s57[21];
+        char s58[18];
+        char s59[163];
+        char s60[32];
+        char s61[29];
+        char s62[174];
+        char s63[34];
+        char s64[31];
+        char s65[176];
+        char s66[28];
+        char s67[25];
+        char s68[274];
+        char s69[31];
+        char s70[28];
+        char s71[277];
+        char s72[30];
+        char s73[175];
+        char s74[20];
+        char s75[165];
+        char s76[20];
+        char s77[298];
+        char s78[23];
+        char s79[409];
+        char s80[27];
+        char s81[413];
+        char s82[24];
+        char s83[169];
     } strings;
 } cubind__runtime_releases = {
     {3, offsetof(struct cubind__runtime_releases, releases),
@@ -15815,45 +16250,45 @@ const struct cubind__runtime_releases {
         {34, 2, 2, S(7), S(3)},
         {47, 4, 0, 0, S(6)},
         {63, 1, 0, S(8), 0},
-        {64, 1, 0, S(10), 0},
-        {73, 2, 4, S(12), S(13)},
-        {74, 2, 6, S(15), S(16)},
-        {75, 2, 8, S(18), S(19)},
-        {77, 2, 10, S(21), S(22)},
-        {78, 1, 0, S(24), 0},
-        {79, 1, 0, S(25), 0},
+        {64, 1, 0, S(11), 0},
+        {73, 2, 6, S(14), S(15)},
+        {74, 2, 8, S(17), S(18)},
+        {75, 2, 10, S(20), S(21)},
+        {77, 2, 12, S(23), S(24)},
+        {78, 1, 0, S(26), 0},
+        {79, 1, 0, S(27), 0},
         {135, 4, 0, 0, S(6)},
         {136, 4, 0, 0, S(6)},
-        {150, 1, 0, S(28), 0},
+        {150, 1, 0, S(30), 0},
         {151, 4, 0, 0, S(6)},
         {152, 4, 0, 0, S(6)},
         {153, 4, 0, 0, S(6)},
-        {154, 1, 0, S(29), 0},
-        {169, 2, 13, S(31), S(32)},
+        {154, 1, 0, S(33), 0},
+        {169, 2, 17, S(36), S(37)},
         {171, 4, 0, 0, S(6)},
         {172, 4, 0, 0, S(6)},
         {173, 4, 0, 0, S(6)},
-        {179, 2, 15, S(34), S(35)},
-        {192, 2, 17, S(37), S(38)},
-        {194, 2, 19, S(40), S(41)},
-        {196, 2, 22, S(45), S(46)},
-        {197, 2, 24, S(48), S(41)},
-        {199, 2, 26, S(49), S(41)},
+        {179, 2, 19, S(39), S(40)},
+        {192, 2, 21, S(42), S(43)},
+        {194, 2, 23, S(45), S(46)},
+        {196, 2, 26, S(50), S(51)},
+        {197, 2, 28, S(53), S(46)},
+        {199, 2, 30, S(54), S(46)},
         {202, 4, 0, 0, S(6)},
         {203, 4, 0, 0, S(6)},
         {204, 4, 0, 0, S(6)},
         {205, 4, 0, 0, S(6)},
         {206, 4, 0, 0, S(6)},
-        {244, 2, 28, S(50), S(32)},
-        {245, 2, 30, S(51), S(32)},
-        {256, 1, 0, S(52), 0},
-        {257, 1, 0, S(53), 0},
-        {258, 1, 0, S(55), 0},
-        {259, 1, 0, S(56), 0},
-        {260, 1, 0, S(57), 0},
-        {291, 3, 0, 0, S(60)},
-        {292, 3, 0, 0, S(61)},
-        {293, 3, 0, 0, S(61)},
+        {244, 2, 32, S(55), S(37)},
+        {245, 2, 34, S(56), S(37)},
+        {256, 1, 0, S(57), 0},
+        {257, 1, 0, S(60), 0},
+        {258, 1, 0, S(63), 0},
+        {259, 1, 0, S(66), 0},
+        {260, 1, 0, S(69), 0},
+        {291, 2, 43, S(76), S(77)},
+        {292, 2, 44, S(78), S(79)},
+        {293, 2, 45, S(80), S(81)},
         {296, 4, 0, 0, S(6)},
         {297, 4, 0, 0, S(6)},
         {298, 4, 0, 0, S(6)},
@@ -15875,56 +16310,56 @@ const struct cubind__runtime_releases {
         {46, 4, 0, 0, S(1)},
         {47, 4, 0, 0, S(6)},
         {59, 4, 0, 0, S(1)},
-        {63, 3, 0, 0, S(9)},
-        {64, 3, 0, 0, S(11)},
-        {73, 2, 5, S(12), S(14)},
-        {74, 2, 7, S(15), S(17)},
-        {75, 2, 9, S(18), S(20)},
-        {77, 2, 11, S(21), S(23)},
-        {78, 1, 0, S(24), 0},
-        {79, 1, 0, S(25), 0},
-        {85, 2, 12, S(26), S(27)},
+        {63, 2, 4, S(9), S(10)},
+        {64, 2, 5, S(12), S(13)},
+        {73, 2, 7, S(14), S(16)},
+        {74, 2, 9, S(17), S(19)},
+        {75, 2, 11, S(20), S(22)},
+        {77, 2, 13, S(23), S(25)},
+        {78, 1, 0, S(26), 0},
+        {79, 1, 0, S(27), 0},
+        {85, 2, 14, S(28), S(29)},
         {87, 4, 0, 0, S(1)},
         {88, 4, 0, 0, S(1)},
         {135, 4, 0, 0, S(6)},
         {136, 4, 0, 0, S(6)},
-        {150, 3, 0, 0, S(11)},
+        {150, 2, 15, S(31), S(32)},
         {151, 4, 0, 0, S(6)},
         {152, 4, 0, 0, S(6)},
         {153, 4, 0, 0, S(6)},
-        {154, 3, 0, 0, S(30)},
-        {169, 2, 14, S(31), S(33)},
+        {154, 2, 16, S(34), S(35)},
+        {169, 2, 18, S(36), S(38)},
         {171, 4, 0, 0, S(6)},
         {172, 4, 0, 0, S(6)},
         {173, 4, 0, 0, S(6)},
-        {179, 2, 16, S(34), S(36)},
-        {192, 2, 18, S(37), S(39)},
-        {194, 2, 20, S(40), S(42)},
-        {195, 2, 21, S(43), S(44)},
-        {196, 2, 23, S(45), S(47)},
-        {197, 2, 25, S(48), S(42)},
-        {199, 2, 27, S(49), S(42)},
+        {179, 2, 20, S(39), S(41)},
+        {192, 2, 22, S(42), S(44)},
+        {194, 2, 24, S(45), S(47)},
+        {195, 2, 25, S(48), S(49)},
+        {196, 2, 27, S(50), S(52)},
+        {197, 2, 29, S(53), S(47)},
+        {199, 2, 31, S(54), S(47)},
         {202, 4, 0, 0, S(6)},
         {203, 4, 0, 0, S(6)},
         {204, 4, 0, 0, S(6)},
         {205, 4, 0, 0, S(6)},
         {206, 4, 0, 0, S(6)},
-        {244, 2, 29, S(50), S(33)},
-        {245, 2, 31, S(51), S(33)},
-        {256, 3, 0, 0, S(11)},
-        {257, 3, 0, 0, S(54)},
-        {258, 3, 0, 0, S(54)},
-        {259, 3, 0, 0, S(11)},
-        {260, 3, 0, 0, S(11)},
-        {262, 3, 0, 0, S(58)},
+        {244, 2, 33, S(55), S(38)},
+        {245, 2, 35, S(56), S(38)},
+        {256, 2, 36, S(58), S(59)},
+        {257, 2, 37, S(61), S(62)},
+        {258, 2, 38, S(64), S(65)},
+        {259, 2, 39, S(67), S(68)},
+        {260, 2, 40, S(70), S(71)},
+        {262, 2, 41, S(72), S(73)},
         {264, 4, 0, 0, S(1)},
         {265, 4, 0, 0, S(1)},
-        {280, 3, 0, 0, S(59)},
+        {280, 2, 42, S(74), S(75)},
         {291, 4, 0, 0, S(1)},
         {292, 4, 0, 0, S(1)},
         {293, 4, 0, 0, S(1)},
         {294, 4, 0, 0, S(1)},
-        {295, 3, 0, 0, S(54)},
+        {295, 2, 46, S(82), S(83)},
         {296, 4, 0, 0, S(6)},
         {297, 4, 0, 0, S(6)},
         {298, 4, 0, 0, S(6)},
@@ -16262,9 +16697,11 @@ const struct cubind__runtime_releases {
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4, 11.8)",
         "cudaChooseDevice",
         "cudaStreamGetCaptureInfo_v3",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cudaStreamGetCaptureInfo_v2",
+        "the CUDA 13.0 form does not exist (3 parameters in CUDA 11.8, 7 in CUDA 13.0): called through cudaStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
         "cudaStreamUpdateCaptureDependencies_v2",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cudaStreamUpdateCaptureDependencies",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaImportExternalMemory",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.4, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 11.8, 104 in CUDA 13.0: called through an adapter that converts it field by field",
@@ -16282,8 +16719,11 @@ const struct cubind__runtime_releases {
         "cudaFuncGetAttributes",
         "struct cudaFuncAttributes is 56 bytes in CUDA 11.8, 144 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaMemPrefetchAsync_v2",
+        "cudaMemPrefetchAsync",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
         "cudaMemAdvise_v2",
-        "the CUDA 13.0 form does not exist: parameter 4 is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cudaMemAdvise",
+        "the CUDA 13.0 form does not exist (parameter 4 is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0): called through cudaMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
         "cudaMemPoolCreate",
         "struct cudaMemPoolProps (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct cudaMemPoolProps (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
@@ -16306,15 +16746,32 @@ const struct cubind__runtime_releases {
         "cudaGraphAddMemAllocNode",
         "cudaGraphMemAllocNodeGetParams",
         "cudaGraphGetEdges_v2",
+        "cudaGraphGetEdges",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphGetEdges, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependencies_v2",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cudaGraphNodeGetDependencies",
+        "the CUDA 13.0 form does not exist (3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGraphNodeGetDependencies, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependentNodes_v2",
+        "cudaGraphNodeGetDependentNodes",
+        "the CUDA 13.0 form does not exist (3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGraphNodeGetDependentNodes, which does the same for the arguments it can take",
         "cudaGraphAddDependencies_v2",
+        "cudaGraphAddDependencies",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaGraphRemoveDependencies_v2",
-        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 12.4, 6 in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist: struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "cudaGraphRemoveDependencies",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "cudaGraphInstantiateWithFlags",
+        "the CUDA 13.0 form does not exist (5 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
+        "cudaGraphExecUpdate",
+        "the CUDA 13.0 form does not exist (4 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphExecUpdate, which does the same for the arguments it can take",
+        "cudaGraphAddNode_v2",
+        "the CUDA 13.0 form does not exist (5 parameters in CUDA 12.4, 6 in CUDA 13.0): called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "cudaGraphNodeSetParams",
+        "the CUDA 13.0 form does not exist (struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "cudaGraphExecNodeSetParams",
+        "the CUDA 13.0 form does not exist (struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "cudaGetDriverEntryPoint",
+        "the CUDA 13.0 form does not exist (3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGetDriverEntryPoint, which does the same for the arguments it can take",
     },
 };
 #undef S

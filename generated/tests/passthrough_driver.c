@@ -5871,6 +5871,9 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
+    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 12.4 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 24, 0, 8); /* poolProps->maxSize: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 11.8 lacks it (tests/input_fields.c) */
     if (cubind_action >= CUBIND_TEST_NOT_CALLED) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
