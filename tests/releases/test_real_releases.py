@@ -60,6 +60,8 @@ def expected_state(function: dict, release: str, exported: set[str]) -> str:
     compat = d["compat"]
     if compat == "layout":
         return "adapted" if d["symbol"] in exported else "missing"
+    if d.get("semantic"):  # another entry point of that release (generator/semantic.toml)
+        return "adapted" if d["semantic"]["entry"] in exported else "missing"
     if compat == "signature" and not d.get("equivalent"):
         return "refused"
     symbol = d.get("equivalent") if compat == "signature" else d["symbol"]
@@ -93,7 +95,7 @@ def test_every_function_as_the_ir_and_the_file_say(release):
         handle = C.CDLL(str(files[name]))
         for f in functions_of(name):
             d = (f.get("releases") or {}).get(r.name) or {}
-            for symbol in {d.get("symbol"), d.get("equivalent"), f["symbol"]} - {None}:
+            for symbol in {d.get("symbol"), d.get("equivalent"), f["symbol"], (d.get("semantic") or {}).get("entry")} - {None}:
                 if hasattr(handle, symbol):
                     exported.add(symbol)
         counts: dict[str, int] = {}
