@@ -287,7 +287,9 @@ static int entry_point(void)
     CHECK(RT(GetDriverEntryPoint, get_driver_entry_point)("cuInit", &fn, cudaEnableDefault, &status));
     printf("status.entry_point=%d\n", (int)status);
     fn = NULL;
-    CHECK(RT(GetDriverEntryPoint, get_driver_entry_point)("cuNoSuchFunction", &fn, cudaEnableDefault, &status));
+    status = (enum cudaDriverEntryPointQueryResult)99;
+    printf("status.entry_point_missing_result=%d\n",
+           (int)RT(GetDriverEntryPoint, get_driver_entry_point)("cuNoSuchFunction", &fn, cudaEnableDefault, &status));
     printf("status.entry_point_missing=%d\nstatus.entry_point_missing_null=%d\n", (int)status, fn == NULL);
     fn = NULL;
     CHECK(RT(GetDriverEntryPoint, get_driver_entry_point)("cuInit", &fn, cudaEnableDefault, &status));

@@ -43,7 +43,7 @@ for dir in "$gpu"/cuda-*; do
     done
     grep -c '^adapted\.' "$gpu/$release-cubind.out" | grep -qv '^0$' ||
         { echo "FAILED: no adapted function was compared"; failed=$((failed + 1)); }
-    grep -q '^graph.edges=1$' "$gpu/newest.fields" && grep -q '^capture.graph_set=1$' "$gpu/newest.fields" ||
+    grep -q '^graph.edges=1$' "$gpu/newest.out" && grep -q '^capture.graph_set=1$' "$gpu/newest.out" ||
         { echo "FAILED: the graph edge or the capture's graph is missing"; failed=$((failed + 1)); }
 done
 echo "releases: $failed failed"
