@@ -123,6 +123,10 @@ static void test_advise(void **state)
     (void)state;
     if (!in_release("11.8"))
         skip();
+    /* refused first: on the wrapper's slow path (the call that resolves it), the refusal's record stays */
+    before = cubind_mock_calls();
+    assert_refused(cubind_runtime_mem_advise(ptr, count, advice, numa), before, "cudaMemAdvise", "cudaMemAdvise",
+                   "location.type is neither");
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&ptr, sizeof ptr);
     cubind_mock_expect_arg(&count, sizeof count);

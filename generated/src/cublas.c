@@ -5119,7 +5119,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCreate_v2(cublasHandle_t *handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5153,7 +5154,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDestroy_v2(cublasHandle_t handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5187,7 +5189,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetVersion_v2(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, version);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5221,7 +5224,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetProperty(libraryPropertyType typ
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5275,7 +5279,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetWorkspace_v2(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, workspace, workspaceSizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5309,7 +5314,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetStream_v2(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5343,7 +5349,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetStream_v2(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5377,7 +5384,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetPointerMode_v2(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5411,7 +5419,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetPointerMode_v2(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5445,7 +5454,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetAtomicsMode(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5479,7 +5489,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetAtomicsMode(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5513,7 +5524,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetMathMode(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5547,7 +5559,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetMathMode(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5581,7 +5594,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetSmCountTarget(cublasHandle_t han
     } else {
         cubind_status = cubind_fn(handle, smCountTarget);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5615,7 +5629,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetSmCountTarget(cublasHandle_t han
     } else {
         cubind_status = cubind_fn(handle, smCountTarget);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5649,7 +5664,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetEmulationStrategy(cublasHandle_t
     } else {
         cubind_status = cubind_fn(handle, emulationStrategy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5683,7 +5699,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetEmulationStrategy(cublasHandle_t
     } else {
         cubind_status = cubind_fn(handle, emulationStrategy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5717,7 +5734,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetEmulationSpecialValuesSupport(cu
     } else {
         cubind_status = cubind_fn(handle, mask);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5751,7 +5769,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetEmulationSpecialValuesSupport(cu
     } else {
         cubind_status = cubind_fn(handle, mask);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5785,7 +5804,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetFixedPointEmulationMantissaContr
     } else {
         cubind_status = cubind_fn(handle, mantissaControl);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5819,7 +5839,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetFixedPointEmulationMantissaContr
     } else {
         cubind_status = cubind_fn(handle, mantissaControl);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5853,7 +5874,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetFixedPointEmulationMaxMantissaBi
     } else {
         cubind_status = cubind_fn(handle, maxMantissaBitCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5887,7 +5909,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetFixedPointEmulationMaxMantissaBi
     } else {
         cubind_status = cubind_fn(handle, maxMantissaBitCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5921,7 +5944,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetFixedPointEmulationMantissaBitOf
     } else {
         cubind_status = cubind_fn(handle, mantissaBitOffset);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5955,7 +5979,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetFixedPointEmulationMantissaBitOf
     } else {
         cubind_status = cubind_fn(handle, mantissaBitOffset);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -5989,7 +6014,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetFixedPointEmulationMantissaBitCo
     } else {
         cubind_status = cubind_fn(handle, mantissaBitCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6023,7 +6049,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetFixedPointEmulationMantissaBitCo
     } else {
         cubind_status = cubind_fn(handle, mantissaBitCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6097,7 +6124,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLoggerConfigure(int logIsOn, int lo
     } else {
         cubind_status = cubind_fn(logIsOn, logToStdOut, logToStdErr, logFileName);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6131,7 +6159,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetLoggerCallback(cublasLogCallback
     } else {
         cubind_status = cubind_fn(userCallback);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6165,7 +6194,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetLoggerCallback(cublasLogCallback
     } else {
         cubind_status = cubind_fn(userCallback);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6199,7 +6229,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetVector(int n, int elemSize, cons
     } else {
         cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6233,7 +6264,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetVector_64(int64_t n, int64_t ele
     } else {
         cubind_status = cubind_fn(n, elemSize, x, incx, devicePtr, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6267,7 +6299,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetVector(int n, int elemSize, cons
     } else {
         cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6301,7 +6334,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetVector_64(int64_t n, int64_t ele
     } else {
         cubind_status = cubind_fn(n, elemSize, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6335,7 +6369,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetMatrix(int rows, int cols, int e
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6369,7 +6404,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetMatrix_64(int64_t rows, int64_t 
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6403,7 +6439,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetMatrix(int rows, int cols, int e
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6437,7 +6474,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetMatrix_64(int64_t rows, int64_t 
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6471,7 +6509,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetVectorAsync(int n, int elemSize,
     } else {
         cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6505,7 +6544,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetVectorAsync_64(int64_t n, int64_
     } else {
         cubind_status = cubind_fn(n, elemSize, hostPtr, incx, devicePtr, incy, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6539,7 +6579,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetVectorAsync(int n, int elemSize,
     } else {
         cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6573,7 +6614,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetVectorAsync_64(int64_t n, int64_
     } else {
         cubind_status = cubind_fn(n, elemSize, devicePtr, incx, hostPtr, incy, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6607,7 +6649,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetMatrixAsync(int rows, int cols, 
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6641,7 +6684,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSetMatrixAsync_64(int64_t rows, int
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6675,7 +6719,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetMatrixAsync(int rows, int cols, 
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6709,7 +6754,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGetMatrixAsync_64(int64_t rows, int
     } else {
         cubind_status = cubind_fn(rows, cols, elemSize, A, lda, B, ldb, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6763,7 +6809,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasNrm2Ex(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6797,7 +6844,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasNrm2Ex_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6831,7 +6879,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSnrm2_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6865,7 +6914,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSnrm2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6899,7 +6949,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDnrm2_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6933,7 +6984,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDnrm2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -6967,7 +7019,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScnrm2_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7001,7 +7054,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScnrm2_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7035,7 +7089,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDznrm2_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7069,7 +7124,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDznrm2_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7103,7 +7159,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDotEx(cublasHandle_t handle, int n,
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7137,7 +7194,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDotEx_64(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7171,7 +7229,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDotcEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7205,7 +7264,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDotcEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, result, resultType, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7239,7 +7299,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSdot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7273,7 +7334,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSdot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7307,7 +7369,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDdot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7341,7 +7404,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDdot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7375,7 +7439,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdotu_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7409,7 +7474,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdotu_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7443,7 +7509,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdotc_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7477,7 +7544,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdotc_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7511,7 +7579,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdotu_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7545,7 +7614,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdotu_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7579,7 +7649,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdotc_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7613,7 +7684,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdotc_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7647,7 +7719,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScalEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7681,7 +7754,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScalEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, executionType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7715,7 +7789,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSscal_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7749,7 +7824,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSscal_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7783,7 +7859,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDscal_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7817,7 +7894,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDscal_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7851,7 +7929,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCscal_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7885,7 +7964,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCscal_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7919,7 +7999,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsscal_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7953,7 +8034,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsscal_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -7987,7 +8069,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZscal_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8021,7 +8104,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZscal_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8055,7 +8139,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdscal_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8089,7 +8174,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdscal_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8123,7 +8209,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasAxpyEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8157,7 +8244,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasAxpyEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, alpha, alphaType, x, xType, incx, y, yType, incy, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8191,7 +8279,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSaxpy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8225,7 +8314,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSaxpy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8259,7 +8349,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDaxpy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8293,7 +8384,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDaxpy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8327,7 +8419,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCaxpy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8361,7 +8454,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCaxpy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8395,7 +8489,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZaxpy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8429,7 +8524,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZaxpy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, alpha, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8463,7 +8559,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCopyEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8497,7 +8594,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCopyEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8531,7 +8629,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScopy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8565,7 +8664,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScopy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8599,7 +8699,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDcopy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8633,7 +8734,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDcopy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8667,7 +8769,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCcopy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8701,7 +8804,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCcopy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8735,7 +8839,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZcopy_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8769,7 +8874,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZcopy_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8803,7 +8909,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSswap_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8837,7 +8944,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSswap_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8871,7 +8979,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDswap_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8905,7 +9014,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDswap_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8939,7 +9049,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCswap_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -8973,7 +9084,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCswap_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9007,7 +9119,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZswap_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9041,7 +9154,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZswap_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9075,7 +9189,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSwapEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9109,7 +9224,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSwapEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9143,7 +9259,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIsamax_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9177,7 +9294,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIsamax_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9211,7 +9329,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIdamax_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9245,7 +9364,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIdamax_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9279,7 +9399,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIcamax_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9313,7 +9434,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIcamax_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9347,7 +9469,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIzamax_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9381,7 +9504,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIzamax_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9415,7 +9539,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIamaxEx(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9449,7 +9574,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIamaxEx_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9483,7 +9609,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIsamin_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9517,7 +9644,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIsamin_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9551,7 +9679,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIdamin_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9585,7 +9714,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIdamin_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9619,7 +9749,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIcamin_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9653,7 +9784,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIcamin_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9687,7 +9819,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIzamin_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9721,7 +9854,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIzamin_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9755,7 +9889,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIaminEx(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9789,7 +9924,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasIaminEx_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9823,7 +9959,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasAsumEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9857,7 +9994,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasAsumEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, result, resultType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9891,7 +10029,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSasum_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9925,7 +10064,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSasum_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9959,7 +10099,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDasum_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -9993,7 +10134,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDasum_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10027,7 +10169,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScasum_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10061,7 +10204,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasScasum_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10095,7 +10239,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDzasum_v2(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10129,7 +10274,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDzasum_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10163,7 +10309,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10197,7 +10344,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10231,7 +10379,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10265,7 +10414,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10299,7 +10449,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCrot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10333,7 +10484,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCrot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10367,7 +10519,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsrot_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10401,7 +10554,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsrot_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10435,7 +10589,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZrot_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10469,7 +10624,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZrot_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10503,7 +10659,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdrot_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10537,7 +10694,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdrot_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10571,7 +10729,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotEx(cublasHandle_t handle, int n,
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10605,7 +10764,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotEx_64(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, c, s, csType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10639,7 +10799,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrotg_v2(cublasHandle_t handle, flo
     } else {
         cubind_status = cubind_fn(handle, a, b, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10673,7 +10834,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrotg_v2(cublasHandle_t handle, dou
     } else {
         cubind_status = cubind_fn(handle, a, b, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10707,7 +10869,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCrotg_v2(cublasHandle_t handle, cuC
     } else {
         cubind_status = cubind_fn(handle, a, b, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10741,7 +10904,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZrotg_v2(cublasHandle_t handle, cuD
     } else {
         cubind_status = cubind_fn(handle, a, b, c, s);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10775,7 +10939,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotgEx(cublasHandle_t handle, void 
     } else {
         cubind_status = cubind_fn(handle, a, b, abType, c, s, csType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10809,7 +10974,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrotm_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10843,7 +11009,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrotm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10877,7 +11044,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrotm_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10911,7 +11079,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrotm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, n, x, incx, y, incy, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10945,7 +11114,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotmEx(cublasHandle_t handle, int n
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -10979,7 +11149,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotmEx_64(cublasHandle_t handle, in
     } else {
         cubind_status = cubind_fn(handle, n, x, xType, incx, y, yType, incy, param, paramType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11013,7 +11184,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSrotmg_v2(cublasHandle_t handle, fl
     } else {
         cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11047,7 +11219,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDrotmg_v2(cublasHandle_t handle, do
     } else {
         cubind_status = cubind_fn(handle, d1, d2, x1, y1, param);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11081,7 +11254,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasRotmgEx(cublasHandle_t handle, void
     } else {
         cubind_status = cubind_fn(handle, d1, d1Type, d2, d2Type, x1, x1Type, y1, y1Type, param, paramType, executiontype);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11115,7 +11289,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11149,7 +11324,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11183,7 +11359,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11217,7 +11394,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11251,7 +11429,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11285,7 +11464,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11319,7 +11499,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11353,7 +11534,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11387,7 +11569,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11421,7 +11604,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11455,7 +11639,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11489,7 +11674,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11523,7 +11709,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11557,7 +11744,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11591,7 +11779,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11625,7 +11814,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11659,7 +11849,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11693,7 +11884,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11727,7 +11919,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11761,7 +11954,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11795,7 +11989,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11829,7 +12024,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11863,7 +12059,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11897,7 +12094,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11931,7 +12129,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11965,7 +12164,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -11999,7 +12199,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12033,7 +12234,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12067,7 +12269,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12101,7 +12304,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12135,7 +12339,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12169,7 +12374,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12203,7 +12409,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12237,7 +12444,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12271,7 +12479,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12305,7 +12514,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12339,7 +12549,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12373,7 +12584,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12407,7 +12619,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12441,7 +12654,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12475,7 +12689,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12509,7 +12724,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12543,7 +12759,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12577,7 +12794,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12611,7 +12829,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12645,7 +12864,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12679,7 +12899,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12713,7 +12934,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12747,7 +12969,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStpsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12781,7 +13004,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStpsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12815,7 +13039,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtpsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12849,7 +13074,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtpsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12883,7 +13109,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtpsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12917,7 +13144,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtpsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12951,7 +13179,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtpsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -12985,7 +13214,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtpsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, AP, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13019,7 +13249,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStbsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13053,7 +13284,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStbsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13087,7 +13319,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtbsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13121,7 +13354,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtbsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13155,7 +13389,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtbsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13189,7 +13424,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtbsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13223,7 +13459,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtbsv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13257,7 +13494,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtbsv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, diag, n, k, A, lda, x, incx);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13291,7 +13529,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsymv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13325,7 +13564,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsymv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13359,7 +13599,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsymv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13393,7 +13634,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsymv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13427,7 +13669,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsymv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13461,7 +13704,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsymv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13495,7 +13739,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsymv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13529,7 +13774,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsymv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13563,7 +13809,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13597,7 +13844,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13631,7 +13879,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhemv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13665,7 +13914,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhemv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13699,7 +13949,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13733,7 +13984,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13767,7 +14019,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13801,7 +14054,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13835,7 +14089,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13869,7 +14124,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13903,7 +14159,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhbmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13937,7 +14194,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhbmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -13971,7 +14229,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14005,7 +14264,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14039,7 +14299,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14073,7 +14334,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14107,7 +14369,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14141,7 +14404,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14175,7 +14439,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpmv_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14209,7 +14474,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpmv_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14243,7 +14509,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSger_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14277,7 +14544,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSger_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14311,7 +14579,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDger_v2(cublasHandle_t handle, int 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14345,7 +14614,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDger_v2_64(cublasHandle_t handle, i
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14379,7 +14649,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgeru_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14413,7 +14684,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgeru_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14447,7 +14719,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgerc_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14481,7 +14754,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgerc_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14515,7 +14789,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgeru_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14549,7 +14824,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgeru_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14583,7 +14859,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgerc_v2(cublasHandle_t handle, int
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14617,7 +14894,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgerc_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14651,7 +14929,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14685,7 +14964,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14719,7 +14999,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14753,7 +15034,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14787,7 +15069,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14821,7 +15104,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14855,7 +15139,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14889,7 +15174,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14923,7 +15209,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14957,7 +15244,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -14991,7 +15279,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15025,7 +15314,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15059,7 +15349,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15093,7 +15384,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15127,7 +15419,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15161,7 +15454,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15195,7 +15489,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15229,7 +15524,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15263,7 +15559,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpr_v2(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15297,7 +15594,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpr_v2_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15331,7 +15629,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15365,7 +15664,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15399,7 +15699,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15433,7 +15734,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15467,7 +15769,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15501,7 +15804,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15535,7 +15839,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15569,7 +15874,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15603,7 +15909,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15637,7 +15944,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15671,7 +15979,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15705,7 +16014,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15739,7 +16049,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15773,7 +16084,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSspr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15807,7 +16119,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15841,7 +16154,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDspr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15875,7 +16189,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15909,7 +16224,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChpr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15943,7 +16259,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpr2_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -15977,7 +16294,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhpr2_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, n, alpha, x, incx, y, incy, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16011,7 +16329,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemvBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16045,7 +16364,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemvBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16079,7 +16399,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemvBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16113,7 +16434,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemvBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 325, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 325, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16147,7 +16469,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemvBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 326, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 326, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16181,7 +16504,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemvBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 327, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 327, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16215,7 +16539,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemvBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 328, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 328, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16249,7 +16574,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemvBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 329, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 329, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16283,7 +16609,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemvStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 330, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 330, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16317,7 +16644,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemvStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 331, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 331, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16351,7 +16679,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemvStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 332, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 332, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16385,7 +16714,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemvStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 333, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 333, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16419,7 +16749,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemvStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 334, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 334, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16453,7 +16784,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemvStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 335, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 335, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16487,7 +16819,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemvStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 336, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 336, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16521,7 +16854,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemvStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 337, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 337, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16555,7 +16889,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 338, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 338, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16589,7 +16924,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 339, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 339, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16623,7 +16959,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 340, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 340, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16657,7 +16994,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 341, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 341, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16691,7 +17029,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 342, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 342, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16725,7 +17064,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 343, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 343, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16759,7 +17099,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3m(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 344, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 344, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16793,7 +17134,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3m_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 345, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 345, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16827,7 +17169,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mEx(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 346, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 346, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16861,7 +17204,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mEx_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 347, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 347, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16895,7 +17239,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 348, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 348, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16929,7 +17274,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 349, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 349, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16963,7 +17309,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemm3m(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 350, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 350, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -16997,7 +17344,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemm3m_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 351, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 351, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17031,7 +17379,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmEx(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 352, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 352, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17065,7 +17414,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmEx_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 353, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 353, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17099,7 +17449,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmEx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 354, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 354, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17133,7 +17484,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmEx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 355, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 355, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17167,7 +17519,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmEx(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 356, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 356, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17201,7 +17554,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmEx_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 357, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 357, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17235,7 +17589,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyrk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 358, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 358, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17269,7 +17624,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyrk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 359, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 359, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17303,7 +17659,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyrk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 360, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 360, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17337,7 +17694,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyrk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 361, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 361, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17371,7 +17729,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 362, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 362, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17405,7 +17764,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 363, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 363, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17439,7 +17799,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyrk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 364, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 364, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17473,7 +17834,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyrk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 365, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 365, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17507,7 +17869,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrkEx(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 366, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 366, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17541,7 +17904,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrkEx_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 367, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 367, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17575,7 +17939,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrk3mEx(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 368, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 368, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17609,7 +17974,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrk3mEx_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 369, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 369, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17643,7 +18009,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 370, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 370, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17677,7 +18044,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 371, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 371, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17711,7 +18079,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZherk_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 372, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 372, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17745,7 +18114,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZherk_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 373, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 373, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17779,7 +18149,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherkEx(cublasHandle_t handle, cubl
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 374, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 374, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17813,7 +18184,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherkEx_64(cublasHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 375, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 375, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17847,7 +18219,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherk3mEx(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 376, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 376, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17881,7 +18254,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherk3mEx_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, Atype, lda, beta, C, Ctype, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 377, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 377, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17915,7 +18289,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 378, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 378, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17949,7 +18324,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyr2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 379, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 379, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -17983,7 +18359,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 380, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 380, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18017,7 +18394,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyr2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 381, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 381, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18051,7 +18429,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 382, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 382, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18085,7 +18464,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyr2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 383, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 383, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18119,7 +18499,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 384, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 384, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18153,7 +18534,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyr2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 385, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 385, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18187,7 +18569,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 386, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 386, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18221,7 +18604,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCher2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 387, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 387, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18255,7 +18639,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher2k_v2(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 388, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 388, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18289,7 +18674,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZher2k_v2_64(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 389, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 389, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18323,7 +18709,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyrkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 390, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 390, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18357,7 +18744,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsyrkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 391, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 391, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18391,7 +18779,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyrkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 392, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 392, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18425,7 +18814,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsyrkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 393, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 393, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18459,7 +18849,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 394, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 394, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18493,7 +18884,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsyrkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 395, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 395, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18527,7 +18919,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyrkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 396, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 396, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18561,7 +18954,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsyrkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 397, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 397, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18595,7 +18989,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 398, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 398, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18629,7 +19024,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCherkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 399, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 399, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18663,7 +19059,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZherkx(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 400, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 400, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18697,7 +19094,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZherkx_64(cublasHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 401, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 401, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18731,7 +19129,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsymm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 402, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 402, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18765,7 +19164,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSsymm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 403, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 403, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18799,7 +19199,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsymm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 404, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 404, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18833,7 +19234,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDsymm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 405, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 405, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18867,7 +19269,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsymm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 406, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 406, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18901,7 +19304,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCsymm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 407, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 407, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18935,7 +19339,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsymm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 408, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 408, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -18969,7 +19374,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZsymm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 409, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 409, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19003,7 +19409,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 410, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 410, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19037,7 +19444,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasChemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 411, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 411, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19071,7 +19479,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhemm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 412, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 412, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19105,7 +19514,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZhemm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 413, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 413, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19139,7 +19549,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 414, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 414, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19173,7 +19584,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 415, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 415, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19207,7 +19619,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 416, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 416, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19241,7 +19654,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 417, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 417, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19275,7 +19689,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 418, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 418, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19309,7 +19724,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 419, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 419, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19343,7 +19759,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 420, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 420, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19377,7 +19794,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 421, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 421, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19411,7 +19829,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrmm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 422, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 422, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19445,7 +19864,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrmm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 423, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 423, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19479,7 +19899,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrmm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 424, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 424, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19513,7 +19934,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrmm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 425, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 425, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19547,7 +19969,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrmm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 426, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 426, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19581,7 +20004,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrmm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 427, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 427, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19615,7 +20039,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrmm_v2(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 428, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 428, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19649,7 +20074,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrmm_v2_64(cublasHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 429, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 429, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19683,7 +20109,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 430, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 430, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19717,7 +20144,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 431, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 431, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19751,7 +20179,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 432, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 432, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19785,7 +20214,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 433, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 433, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19819,7 +20249,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 434, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 434, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19853,7 +20284,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 435, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 435, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19887,7 +20319,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 436, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 436, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19921,7 +20354,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mBatched_64(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 437, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 437, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19955,7 +20389,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 438, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 438, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -19989,7 +20424,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 439, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 439, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20023,7 +20459,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 440, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 440, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20057,7 +20494,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 441, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 441, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20091,7 +20529,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 442, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 442, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20125,7 +20564,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 443, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 443, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20159,7 +20599,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 444, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 444, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20193,7 +20634,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemmStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 445, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 445, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20227,7 +20669,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mStridedBatched(cublasHandle_
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 446, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 446, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20261,7 +20704,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgemm3mStridedBatched_64(cublasHand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 447, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 447, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20295,7 +20739,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemmStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 448, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 448, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20329,7 +20774,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgemmStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 449, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 449, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20363,7 +20809,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmBatchedEx(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 450, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 450, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20397,7 +20844,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmBatchedEx_64(cublasHandle_t han
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 451, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 451, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20431,7 +20879,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmStridedBatchedEx(cublasHandle_t
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 452, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 452, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20465,7 +20914,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmStridedBatchedEx_64(cublasHandl
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 453, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 453, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20499,7 +20949,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmGroupedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 454, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 454, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20533,7 +20984,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgemmGroupedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 455, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 455, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20567,7 +21019,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmGroupedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 456, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 456, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20601,7 +21054,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgemmGroupedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array, Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 457, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 457, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20635,7 +21089,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmGroupedBatchedEx(cublasHandle_t
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 458, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 458, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20669,7 +21124,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasGemmGroupedBatchedEx_64(cublasHandl
     } else {
         cubind_status = cubind_fn(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, Atype, lda_array, Barray, Btype, ldb_array, beta_array, Carray, Ctype, ldc_array, group_count, group_size, computeType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 459, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 459, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20703,7 +21159,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgeam(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 460, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 460, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20737,7 +21194,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgeam_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 461, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 461, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20771,7 +21229,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgeam(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 462, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 462, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20805,7 +21264,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgeam_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 463, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 463, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20839,7 +21299,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgeam(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 464, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 464, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20873,7 +21334,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgeam_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 465, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 465, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20907,7 +21369,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgeam(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 466, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 466, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20941,7 +21404,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgeam_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 467, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 467, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -20975,7 +21439,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 468, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 468, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21009,7 +21474,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrsmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 469, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 469, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21043,7 +21509,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 470, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 470, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21077,7 +21544,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrsmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 471, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 471, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21111,7 +21579,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 472, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 472, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21145,7 +21614,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrsmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 473, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 473, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21179,7 +21649,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 474, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 474, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21213,7 +21684,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrsmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 475, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 475, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21247,7 +21719,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSdgmm(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 476, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 476, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21281,7 +21754,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSdgmm_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 477, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 477, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21315,7 +21789,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDdgmm(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 478, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 478, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21349,7 +21824,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDdgmm_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 479, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 479, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21383,7 +21859,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdgmm(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 480, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 480, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21417,7 +21894,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCdgmm_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 481, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 481, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21451,7 +21929,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdgmm(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 482, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 482, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21485,7 +21964,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZdgmm_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, mode, m, n, A, lda, x, incx, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 483, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 483, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21519,7 +21999,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSmatinvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 484, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 484, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21553,7 +22034,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDmatinvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 485, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 485, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21587,7 +22069,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCmatinvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 486, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 486, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21621,7 +22104,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZmatinvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 487, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 487, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21655,7 +22139,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgeqrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 488, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 488, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21689,7 +22174,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgeqrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 489, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 489, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21723,7 +22209,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgeqrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 490, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 490, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21757,7 +22244,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgeqrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, m, n, Aarray, lda, TauArray, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 491, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 491, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21791,7 +22279,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgelsBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 492, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 492, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21825,7 +22314,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgelsBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 493, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 493, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21859,7 +22349,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgelsBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 494, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 494, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21893,7 +22384,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgelsBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 495, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 495, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21927,7 +22419,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStpttr(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 496, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 496, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21961,7 +22454,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtpttr(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 497, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 497, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -21995,7 +22489,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtpttr(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 498, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 498, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22029,7 +22524,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtpttr(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, AP, A, lda);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 499, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 499, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22063,7 +22559,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasStrttp(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 500, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 500, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22097,7 +22594,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDtrttp(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 501, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 501, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22131,7 +22629,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCtrttp(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 502, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 502, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22165,7 +22664,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZtrttp(cublasHandle_t handle, cubla
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, AP);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 503, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 503, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22199,7 +22699,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgetrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 504, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 504, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22233,7 +22734,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgetrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 505, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 505, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22267,7 +22769,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgetrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 506, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 506, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22301,7 +22804,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgetrfBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 507, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 507, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22335,7 +22839,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgetriBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 508, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 508, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22369,7 +22874,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgetriBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 509, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 509, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22403,7 +22909,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgetriBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 510, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 510, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22437,7 +22944,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgetriBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, P, C, ldc, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 511, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 511, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22471,7 +22979,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasSgetrsBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 512, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 512, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22505,7 +23014,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasDgetrsBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 513, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 513, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22539,7 +23049,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasCgetrsBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 514, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 514, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22573,7 +23084,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasZgetrsBatched(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 515, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 515, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22607,7 +23119,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasUint8gemmBias(cublasHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 516, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 516, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22641,7 +23154,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSHgemvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 517, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 517, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22675,7 +23189,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSHgemvBatched_64(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 518, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 518, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22709,7 +23224,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSSgemvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 519, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 519, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22743,7 +23259,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSSgemvBatched_64(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 520, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 520, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22777,7 +23294,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSTgemvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 521, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 521, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22811,7 +23329,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSTgemvBatched_64(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 522, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 522, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22845,7 +23364,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSSgemvBatched(cublasHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 523, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 523, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22879,7 +23399,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSSgemvBatched_64(cublasHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 524, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 524, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22913,7 +23434,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSHgemvStridedBatched(cublasHandle_
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 525, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 525, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22947,7 +23469,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSHgemvStridedBatched_64(cublasHand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 526, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 526, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -22981,7 +23504,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSSgemvStridedBatched(cublasHandle_
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 527, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 527, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23015,7 +23539,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHSSgemvStridedBatched_64(cublasHand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 528, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 528, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23049,7 +23574,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSTgemvStridedBatched(cublasHandle_
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 529, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 529, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23083,7 +23609,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSTgemvStridedBatched_64(cublasHand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 530, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 530, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23117,7 +23644,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSSgemvStridedBatched(cublasHandle_
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 531, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 531, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23151,7 +23679,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasTSSgemvStridedBatched_64(cublasHand
     } else {
         cubind_status = cubind_fn(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 532, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 532, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23185,7 +23714,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemm(cublasHandle_t handle, cublas
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 533, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 533, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23219,7 +23749,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemm_64(cublasHandle_t handle, cub
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 534, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 534, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23253,7 +23784,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemmBatched(cublasHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 535, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 535, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23287,7 +23819,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemmBatched_64(cublasHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 536, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 536, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23321,7 +23854,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemmStridedBatched(cublasHandle_t 
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 537, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 537, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23355,7 +23889,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasHgemmStridedBatched_64(cublasHandle
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 538, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 538, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23389,7 +23924,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCreate(cublasXtHandle_t *handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 539, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 539, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23423,7 +23959,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDestroy(cublasXtHandle_t handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 540, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 540, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23457,7 +23994,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtGetNumBoards(int nbDevices, int d
     } else {
         cubind_status = cubind_fn(nbDevices, deviceId, nbBoards);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 541, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 541, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23491,7 +24029,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtMaxBoards(int *nbGpuBoards)
     } else {
         cubind_status = cubind_fn(nbGpuBoards);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 542, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 542, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23525,7 +24064,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDeviceSelect(cublasXtHandle_t han
     } else {
         cubind_status = cubind_fn(handle, nbDevices, deviceId);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 543, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 543, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23559,7 +24099,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSetBlockDim(cublasXtHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, blockDim);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 544, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 544, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23593,7 +24134,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtGetBlockDim(cublasXtHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, blockDim);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 545, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 545, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23627,7 +24169,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtGetPinningMemMode(cublasXtHandle_
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 546, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 546, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23661,7 +24204,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSetPinningMemMode(cublasXtHandle_
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 547, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 547, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23695,7 +24239,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSetCpuRoutine(cublasXtHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, blasOp, type, blasFunctor);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 548, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 548, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23729,7 +24274,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSetCpuRatio(cublasXtHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, blasOp, type, ratio);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 549, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 549, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23763,7 +24309,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSgemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 550, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 550, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23797,7 +24344,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDgemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 551, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 551, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23831,7 +24379,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCgemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 552, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 552, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23865,7 +24414,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZgemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 553, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 553, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23899,7 +24449,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSsyrk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 554, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 554, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23933,7 +24484,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDsyrk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 555, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 555, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -23967,7 +24519,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCsyrk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 556, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 556, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24001,7 +24554,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZsyrk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 557, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 557, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24035,7 +24589,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCherk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 558, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 558, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24069,7 +24624,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZherk(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 559, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 559, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24103,7 +24659,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSsyr2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 560, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 560, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24137,7 +24694,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDsyr2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 561, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 561, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24171,7 +24729,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCsyr2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 562, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 562, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24205,7 +24764,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZsyr2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 563, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 563, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24239,7 +24799,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCherkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 564, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 564, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24273,7 +24834,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZherkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 565, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 565, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24307,7 +24869,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtStrsm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 566, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 566, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24341,7 +24904,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDtrsm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 567, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 567, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24375,7 +24939,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCtrsm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 568, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 568, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24409,7 +24974,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZtrsm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 569, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 569, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24443,7 +25009,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSsymm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 570, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 570, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24477,7 +25044,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDsymm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 571, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 571, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24511,7 +25079,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCsymm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 572, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 572, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24545,7 +25114,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZsymm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 573, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 573, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24579,7 +25149,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtChemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 574, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 574, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24613,7 +25184,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZhemm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 575, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 575, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24647,7 +25219,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSsyrkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 576, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 576, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24681,7 +25254,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDsyrkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 577, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 577, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24715,7 +25289,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCsyrkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 578, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 578, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24749,7 +25324,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZsyrkx(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 579, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 579, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24783,7 +25359,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCher2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 580, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 580, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24817,7 +25394,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZher2k(cublasXtHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 581, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 581, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24851,7 +25429,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtSspmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 582, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 582, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24885,7 +25464,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDspmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 583, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 583, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24919,7 +25499,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCspmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 584, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 584, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24953,7 +25534,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZspmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 585, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 585, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -24987,7 +25569,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtStrmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 586, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 586, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -25021,7 +25604,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtDtrmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 587, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 587, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -25055,7 +25639,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtCtrmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 588, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 588, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -25089,7 +25674,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasXtZtrmm(cublasXtHandle_t handle, cu
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublas_symbols.table, 589, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublas_symbols.table, 589, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)

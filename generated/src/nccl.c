@@ -541,7 +541,8 @@ static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
     } else {
         cubind_status = cubind_fn(ptr, size);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -575,7 +576,8 @@ static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
     } else {
         cubind_status = cubind_fn(ptr);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -609,7 +611,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
     } else {
         cubind_status = cubind_fn(version);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -643,7 +646,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
     } else {
         cubind_status = cubind_fn(uniqueId);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -677,7 +681,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, in
     } else {
         cubind_status = cubind_fn(comm, nranks, commId, rank, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -711,7 +716,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nran
     } else {
         cubind_status = cubind_fn(comm, nranks, commId, rank);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -745,7 +751,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev,
     } else {
         cubind_status = cubind_fn(comm, ndev, devlist);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -779,7 +786,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -813,7 +821,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -847,7 +856,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -881,7 +891,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeF
     } else {
         cubind_status = cubind_fn(comm, revokeFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -915,7 +926,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, i
     } else {
         cubind_status = cubind_fn(comm, color, key, newcomm, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -949,7 +961,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *exclud
     } else {
         cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -983,7 +996,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcom
     } else {
         cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1077,7 +1091,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, nccl
     } else {
         cubind_status = cubind_fn(comm, asyncError);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1111,7 +1126,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *c
     } else {
         cubind_status = cubind_fn(comm, count);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1145,7 +1161,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int
     } else {
         cubind_status = cubind_fn(comm, device);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1179,7 +1196,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int
     } else {
         cubind_status = cubind_fn(comm, rank);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1213,7 +1231,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, voi
     } else {
         cubind_status = cubind_fn(comm, buff, size, handle);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1247,7 +1266,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, v
     } else {
         cubind_status = cubind_fn(comm, handle);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1281,7 +1301,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, voi
     } else {
         cubind_status = cubind_fn(comm, buff, size, win, winFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1315,7 +1336,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, n
     } else {
         cubind_status = cubind_fn(comm, win);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1349,7 +1371,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, v
     } else {
         cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1383,7 +1406,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t
     } else {
         cubind_status = cubind_fn(op, comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1417,7 +1441,8 @@ static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recv
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1451,7 +1476,8 @@ static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDat
     } else {
         cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1485,7 +1511,8 @@ static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1519,7 +1546,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1553,7 +1581,8 @@ static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, voi
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1587,7 +1616,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1621,7 +1651,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *re
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1655,7 +1686,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recv
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1689,7 +1721,8 @@ static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *rec
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1723,7 +1756,8 @@ static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count
     } else {
         cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1757,7 +1791,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, nccl
     } else {
         cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1791,7 +1826,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1825,7 +1861,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1859,7 +1896,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo
     } else {
         cubind_status = cubind_fn(simInfo);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)

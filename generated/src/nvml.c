@@ -3400,7 +3400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlInit_v2(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3434,7 +3435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlInitWithFlags(unsigned int flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3468,7 +3470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlShutdown(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3522,7 +3525,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetDriverVersion(char *version, u
     } else {
         cubind_status = cubind_fn(version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3556,7 +3560,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNVMLVersion(char *version, uns
     } else {
         cubind_status = cubind_fn(version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3590,7 +3595,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion(int *cudaDri
     } else {
         cubind_status = cubind_fn(cudaDriverVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3624,7 +3630,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion_v2(int *cuda
     } else {
         cubind_status = cubind_fn(cudaDriverVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3658,7 +3665,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetProcessName(unsigned int pid, 
     } else {
         cubind_status = cubind_fn(pid, name, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3692,7 +3700,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetHicVersion(unsigned int *hwbcC
     } else {
         cubind_status = cubind_fn(hwbcCount, hwbcEntries);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3726,7 +3735,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetTopologyGpuSet(unsigned int cp
     } else {
         cubind_status = cubind_fn(cpuNumber, count, deviceArray);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3760,7 +3770,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetCount(unsigned int *unitCount)
     } else {
         cubind_status = cubind_fn(unitCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3794,7 +3805,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetHandleByIndex(unsigned int index
     } else {
         cubind_status = cubind_fn(index, unit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3828,7 +3840,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUn
     } else {
         cubind_status = cubind_fn(unit, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3862,7 +3875,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLe
     } else {
         cubind_status = cubind_fn(unit, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3896,7 +3910,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSU
     } else {
         cubind_status = cubind_fn(unit, psu);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3930,7 +3945,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetTemperature(nvmlUnit_t unit, uns
     } else {
         cubind_status = cubind_fn(unit, type, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3964,7 +3980,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nv
     } else {
         cubind_status = cubind_fn(unit, fanSpeeds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3998,7 +4015,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetDevices(nvmlUnit_t unit, unsigne
     } else {
         cubind_status = cubind_fn(unit, deviceCount, devices);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4032,7 +4050,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCount_v2(unsigned int *deviceC
     } else {
         cubind_status = cubind_fn(deviceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4066,7 +4085,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAttributes_v2(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, attributes);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4100,7 +4120,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByIndex_v2(unsigned int 
     } else {
         cubind_status = cubind_fn(index, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4134,7 +4155,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleBySerial(const char *ser
     } else {
         cubind_status = cubind_fn(serial, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4168,7 +4190,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByUUID(const char *uuid,
     } else {
         cubind_status = cubind_fn(uuid, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4202,7 +4225,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByPciBusId_v2(const char
     } else {
         cubind_status = cubind_fn(pciBusId, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4236,7 +4260,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetName(nvmlDevice_t device, char
     } else {
         cubind_status = cubind_fn(device, name, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4270,7 +4295,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBrand(nvmlDevice_t device, nvm
     } else {
         cubind_status = cubind_fn(device, type);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4304,7 +4330,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIndex(nvmlDevice_t device, uns
     } else {
         cubind_status = cubind_fn(device, index);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4338,7 +4365,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSerial(nvmlDevice_t device, ch
     } else {
         cubind_status = cubind_fn(device, serial, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4372,7 +4400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetModuleId(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, moduleId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4406,7 +4435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetC2cModeInfoV(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, c2cModeInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4440,7 +4470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryAffinity(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, nodeSetSize, nodeSet, scope);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4474,7 +4505,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinityWithinScope(nvmlDev
     } else {
         cubind_status = cubind_fn(device, cpuSetSize, cpuSet, scope);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4508,7 +4540,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinity(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, cpuSetSize, cpuSet);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4542,7 +4575,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetCpuAffinity(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4576,7 +4610,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearCpuAffinity(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4610,7 +4645,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumaNodeId(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, node);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4644,7 +4680,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyCommonAncestor(nvmlDev
     } else {
         cubind_status = cubind_fn(device1, device2, pathInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4678,7 +4715,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyNearestGpus(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, level, count, deviceArray);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4712,7 +4750,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetP2PStatus(nvmlDevice_t device1
     } else {
         cubind_status = cubind_fn(device1, device2, p2pIndex, p2pStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4746,7 +4785,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUUID(nvmlDevice_t device, char
     } else {
         cubind_status = cubind_fn(device, uuid, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4780,7 +4820,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinorNumber(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, minorNumber);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4814,7 +4855,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardPartNumber(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, partNumber, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4848,7 +4890,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomVersion(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, object, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4882,7 +4925,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomImageVersion(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4916,7 +4960,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomConfigurationChecksum(n
     } else {
         cubind_status = cubind_fn(device, checksum);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4950,7 +4995,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceValidateInforom(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4984,7 +5030,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, timestamp, durationUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5018,7 +5065,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, display);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5052,7 +5100,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayActive(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, isActive);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5086,7 +5135,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPersistenceMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5120,7 +5170,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfoExt(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5154,7 +5205,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfo_v3(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5188,7 +5240,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, maxLinkGen);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5222,7 +5275,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlD
     } else {
         cubind_status = cubind_fn(device, maxLinkGenDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5256,7 +5310,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, maxLinkWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5290,7 +5345,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkGeneration(nvmlDev
     } else {
         cubind_status = cubind_fn(device, currLinkGen);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5324,7 +5380,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, currLinkWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5358,7 +5415,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieThroughput(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, counter, value);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5392,7 +5450,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieReplayCounter(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, value);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5426,7 +5485,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClockInfo(nvmlDevice_t device,
     } else {
         cubind_status = cubind_fn(device, type, clock);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5460,7 +5520,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxClockInfo(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, type, clock);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5494,7 +5555,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5528,7 +5590,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetApplicationsClock(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5562,7 +5625,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultApplicationsClock(nvmlD
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5596,7 +5660,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClock(nvmlDevice_t device, nvm
     } else {
         cubind_status = cubind_fn(device, clockType, clockId, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5630,7 +5695,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxCustomerBoostClock(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5664,7 +5730,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedMemoryClocks(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, count, clocksMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5698,7 +5765,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedGraphicsClocks(nvmlDe
     } else {
         cubind_status = cubind_fn(device, memoryClockMHz, count, clocksMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5732,7 +5800,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAutoBoostedClocksEnabled(nvmlD
     } else {
         cubind_status = cubind_fn(device, isEnabled, defaultIsEnabled);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5766,7 +5835,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5800,7 +5870,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed_v2(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, fan, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5834,7 +5905,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTargetFanSpeed(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, fan, targetSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5868,7 +5940,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, minSpeed, maxSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5902,7 +5975,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanControlPolicy_v2(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, fan, policy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5936,7 +6010,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumFans(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, numFans);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5970,7 +6045,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperature(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, sensorType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6004,7 +6080,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperatureThreshold(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, thresholdType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6038,7 +6115,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetThermalSettings(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, sensorIndex, pThermalSettings);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6072,7 +6150,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPerformanceState(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, pState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6106,7 +6185,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksEventReasons(nvml
     } else {
         cubind_status = cubind_fn(device, clocksEventReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6140,7 +6220,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksThrottleReasons(n
     } else {
         cubind_status = cubind_fn(device, clocksThrottleReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6174,7 +6255,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksEventReasons(nv
     } else {
         cubind_status = cubind_fn(device, supportedClocksEventReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6208,7 +6290,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksThrottleReasons
     } else {
         cubind_status = cubind_fn(device, supportedClocksThrottleReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6242,7 +6325,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerState(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6276,7 +6360,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pDynamicPstatesInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6310,7 +6395,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6344,7 +6430,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxClockOfPState(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, type, pstate, minClockMHz, maxClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6378,7 +6465,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedPerformanceStates(nvm
     } else {
         cubind_status = cubind_fn(device, pstates, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6412,7 +6500,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, minOffset, maxOffset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6446,7 +6535,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, minOffset, maxOffset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6480,7 +6570,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementMode(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6514,7 +6605,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimit(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6548,7 +6640,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimitConstraint
     } else {
         cubind_status = cubind_fn(device, minLimit, maxLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6582,7 +6675,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementDefaultLimit(nv
     } else {
         cubind_status = cubind_fn(device, defaultLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6616,7 +6710,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerUsage(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, power);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6650,7 +6745,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEnergyConsumption(nvmlDev
     } else {
         cubind_status = cubind_fn(device, energy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6684,7 +6780,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6718,7 +6815,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuOperationMode(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6752,7 +6850,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6786,7 +6885,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6820,7 +6920,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6854,7 +6955,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCudaComputeCapability(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, major, minor);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6888,7 +6990,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEccMode(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6922,7 +7025,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultEccMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, defaultMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6956,7 +7060,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardId(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, boardId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6990,7 +7095,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMultiGpuBoard(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, multiGpuBool);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7024,7 +7130,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEccErrors(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7058,7 +7165,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDetailedEccErrors(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7092,7 +7200,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryErrorCounter(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, locationType, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7126,7 +7235,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUtilizationRates(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, utilization);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7160,7 +7270,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7194,7 +7305,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderCapacity(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, encoderQueryType, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7228,7 +7340,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderStats(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, sessionCount, averageFps, averageLatency);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7262,7 +7375,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderSessions(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, sessionCount, sessionInfos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7296,7 +7410,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDecoderUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7330,7 +7445,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetJpgUtilization(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7364,7 +7480,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetOfaUtilization(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7398,7 +7515,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCStats(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, fbcStats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7432,7 +7550,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCSessions(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7466,7 +7585,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDriverModel(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7500,7 +7620,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVbiosVersion(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7534,7 +7655,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBridgeChipInfo(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, bridgeHierarchy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7568,7 +7690,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeRunningProcesses_v3(nvm
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7602,7 +7725,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGraphicsRunningProcesses_v3(nv
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7636,7 +7760,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7670,7 +7795,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRunningProcessDetailList(nvmlD
     } else {
         cubind_status = cubind_fn(device, plist);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7704,7 +7830,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceOnSameBoard(nvmlDevice_t device1,
     } else {
         cubind_status = cubind_fn(device1, device2, onSameBoard);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7738,7 +7865,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAPIRestriction(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, apiType, isRestricted);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7772,7 +7900,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSamples(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7806,7 +7935,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, bar1Memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7840,7 +7970,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetViolationStatus(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, perfPolicyType, violTime);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7874,7 +8005,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIrqNum(nvmlDevice_t device, un
     } else {
         cubind_status = cubind_fn(device, irqNum);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7908,7 +8040,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumGpuCores(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, numCores);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7942,7 +8075,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerSource(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, powerSource);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7976,7 +8110,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryBusWidth(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, busWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8010,7 +8145,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, maxSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8044,7 +8180,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieSpeed(nvmlDevice_t device,
     } else {
         cubind_status = cubind_fn(device, pcieSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8078,7 +8215,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDe
     } else {
         cubind_status = cubind_fn(device, adaptiveClockStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8112,7 +8250,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBusType(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, type);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8146,7 +8285,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfo(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, gpuFabricInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8180,7 +8320,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, gpuFabricInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8214,7 +8355,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeCapabilities(nvmlCo
     } else {
         cubind_status = cubind_fn(capabilities);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8248,7 +8390,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeState(nvmlConfCompu
     } else {
         cubind_status = cubind_fn(state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8282,7 +8425,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeMemSizeInfo(nvmlDev
     } else {
         cubind_status = cubind_fn(device, memInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8316,7 +8460,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeGpusReadyState(unsi
     } else {
         cubind_status = cubind_fn(isAcceptingWork);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8350,7 +8495,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeProtectedMemoryUsag
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8384,7 +8530,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuCertificate(nvml
     } else {
         cubind_status = cubind_fn(device, gpuCert);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8418,7 +8565,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuAttestationRepor
     } else {
         cubind_status = cubind_fn(device, gpuAtstReport);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8452,7 +8600,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeKeyRotationThreshol
     } else {
         cubind_status = cubind_fn(pKeyRotationThrInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8486,7 +8635,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeSettings(nvmlSystem
     } else {
         cubind_status = cubind_fn(settings);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8520,7 +8670,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareVersion(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, version);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8554,7 +8705,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, isEnabled, defaultMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8588,7 +8740,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8622,7 +8775,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingStats(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, pid, stats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8656,7 +8810,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingPids(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, count, pids);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8690,7 +8845,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingBufferSize(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8724,7 +8880,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, cause, pageCount, addresses);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8758,7 +8915,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages_v2(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, cause, pageCount, addresses, timestamps);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8792,7 +8950,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPagesPendingStatus(nvml
     } else {
         cubind_status = cubind_fn(device, isPending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8826,7 +8985,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRemappedRows(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, corrRows, uncRows, isPending, failureOccurred);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8860,7 +9020,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRowRemapperHistogram(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8894,7 +9055,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetArchitecture(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, arch);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8928,7 +9090,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClkMonStatus(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, status);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8962,7 +9125,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, processSamplesCount, lastSeenTimeStamp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8996,7 +9160,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessesUtilizationInfo(nvmlD
     } else {
         cubind_status = cubind_fn(device, procesesUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9030,7 +9195,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLe
     } else {
         cubind_status = cubind_fn(unit, color);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9064,7 +9230,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPersistenceMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9098,7 +9265,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetComputeMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9132,7 +9300,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetEccMode(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, ecc);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9166,7 +9335,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearEccErrorCounts(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, counterType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9200,7 +9370,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDriverModel(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, driverModel, flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9234,7 +9405,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuLockedClocks(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, minGpuClockMHz, maxGpuClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9268,7 +9440,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetGpuLockedClocks(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9302,7 +9475,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemoryLockedClocks(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, minMemClockMHz, maxMemClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9336,7 +9510,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetMemoryLockedClocks(nvmlDevic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9370,7 +9545,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetApplicationsClocks(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, memClockMHz, graphicsClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9404,7 +9580,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetApplicationsClocks(nvmlDevic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9438,7 +9615,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAutoBoostedClocksEnabled(nvmlD
     } else {
         cubind_status = cubind_fn(device, enabled);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9472,7 +9650,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultAutoBoostedClocksEnable
     } else {
         cubind_status = cubind_fn(device, enabled, flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9506,7 +9685,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, fan);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9540,7 +9720,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanControlPolicy(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, fan, policy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9574,7 +9755,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetTemperatureThreshold(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, thresholdType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9608,7 +9790,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9642,7 +9825,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuOperationMode(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9676,7 +9860,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAPIRestriction(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, apiType, isRestricted);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9710,7 +9895,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanSpeed_v2(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, fan, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9744,7 +9930,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9778,7 +9965,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9812,7 +10000,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetConfComputeUnprotectedMemSize(
     } else {
         cubind_status = cubind_fn(device, sizeKiB);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9846,7 +10035,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeGpusReadyState(unsi
     } else {
         cubind_status = cubind_fn(isAcceptingWork);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9880,7 +10070,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeKeyRotationThreshol
     } else {
         cubind_status = cubind_fn(pKeyRotationThrInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9914,7 +10105,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAccountingMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9948,7 +10140,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearAccountingPids(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9982,7 +10175,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkState(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, link, isActive);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10016,7 +10210,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkVersion(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, link, version);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10050,7 +10245,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkCapability(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, link, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10084,7 +10280,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDev
     } else {
         cubind_status = cubind_fn(device, link, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10118,7 +10315,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, link, counter, counterValue);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10152,7 +10350,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkErrorCounters(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, link);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10186,7 +10385,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkUtilizationControl(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, control, reset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10220,7 +10420,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationControl(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, control);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10254,7 +10455,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationCounter(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, rxcounter, txcounter);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10288,7 +10490,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceFreezeNvLinkUtilizationCounter(nv
     } else {
         cubind_status = cubind_fn(device, link, counter, freeze);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10322,7 +10525,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkUtilizationCounter(nvm
     } else {
         cubind_status = cubind_fn(device, link, counter);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10356,7 +10560,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDev
     } else {
         cubind_status = cubind_fn(device, link, pNvLinkDeviceType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10390,7 +10595,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetCreate(nvmlEventSet_t *set)
     } else {
         cubind_status = cubind_fn(set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10424,7 +10630,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRegisterEvents(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, eventTypes, set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10458,7 +10665,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedEventTypes(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, eventTypes);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10492,7 +10700,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetWait_v2(nvmlEventSet_t set, nvm
     } else {
         cubind_status = cubind_fn(set, data, timeoutms);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10526,7 +10735,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetFree(nvmlEventSet_t set)
     } else {
         cubind_status = cubind_fn(set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10560,7 +10770,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceModifyDrainState(nvmlPciInfo_t *p
     } else {
         cubind_status = cubind_fn(pciInfo, newState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10594,7 +10805,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceQueryDrainState(nvmlPciInfo_t *pc
     } else {
         cubind_status = cubind_fn(pciInfo, currentState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10628,7 +10840,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciIn
     } else {
         cubind_status = cubind_fn(pciInfo, gpuState, linkState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10662,7 +10875,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciIn
     } else {
         cubind_status = cubind_fn(pciInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10696,7 +10910,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFieldValues(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, valuesCount, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10730,7 +10945,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearFieldValues(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, valuesCount, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10764,7 +10980,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVirtualizationMode(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pVirtualMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10798,7 +11015,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHostVgpuMode(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, pHostVgpuMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10832,7 +11050,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVirtualizationMode(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, virtualMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10866,7 +11085,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, pHeterogeneousMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10900,7 +11120,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, pHeterogeneousMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10934,7 +11155,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetPlacementId(nvmlVgpuInst
     } else {
         cubind_status = cubind_fn(vgpuInstance, pPlacement);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10968,7 +11190,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeSupportedPlacements(nv
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11002,7 +11225,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeCreatablePlacements(nv
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11036,7 +11260,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t
     } else {
         cubind_status = cubind_fn(vgpuTypeId, gspHeapSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11070,7 +11295,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId
     } else {
         cubind_status = cubind_fn(vgpuTypeId, fbReservation);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11104,7 +11330,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuCapabilities(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, capability, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11138,7 +11365,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGridLicensableFeatures_v4(nvml
     } else {
         cubind_status = cubind_fn(device, pGridLicensableFeatures);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11172,7 +11400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuDriverCapabilities(nvmlVgpuDrive
     } else {
         cubind_status = cubind_fn(capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11206,7 +11435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuCapabilities(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11240,7 +11470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedVgpus(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11274,7 +11505,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCreatableVgpus(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11308,7 +11540,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuT
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeClass, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11342,7 +11575,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTy
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeName, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11376,7 +11610,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgp
     } else {
         cubind_status = cubind_fn(vgpuTypeId, gpuInstanceProfileId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11410,7 +11645,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vg
     } else {
         cubind_status = cubind_fn(vgpuTypeId, deviceID, subsystemID);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11444,7 +11680,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFramebufferSize(nvmlVgpuType
     } else {
         cubind_status = cubind_fn(vgpuTypeId, fbSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11478,7 +11715,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuType
     } else {
         cubind_status = cubind_fn(vgpuTypeId, numDisplayHeads);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11512,7 +11750,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t 
     } else {
         cubind_status = cubind_fn(vgpuTypeId, displayIndex, xdim, ydim);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11546,7 +11785,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgp
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeLicenseString, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11580,7 +11820,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeI
     } else {
         cubind_status = cubind_fn(vgpuTypeId, frameRateLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11614,7 +11855,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstances(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, vgpuInstanceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11648,7 +11890,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTy
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuInstanceCountPerVm);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11682,7 +11925,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetActiveVgpus(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuInstances);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11716,7 +11960,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, vmId, size, vmIdType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11750,7 +11995,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, uuid, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11784,7 +12030,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11818,7 +12065,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance
     } else {
         cubind_status = cubind_fn(vgpuInstance, fbUsage);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11852,7 +12100,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuIn
     } else {
         cubind_status = cubind_fn(vgpuInstance, licensed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11886,7 +12135,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetType(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuTypeId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11920,7 +12170,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, frameRateLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11954,7 +12205,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance
     } else {
         cubind_status = cubind_fn(vgpuInstance, eccMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11988,7 +12240,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12022,7 +12275,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12056,7 +12310,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderStats(nvmlVgpuIns
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, averageFps, averageLatency);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12090,7 +12345,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderSessions(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12124,7 +12380,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, fbcStats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12158,7 +12415,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInst
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12192,7 +12450,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuIn
     } else {
         cubind_status = cubind_fn(vgpuInstance, gpuInstanceId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12226,7 +12485,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuPciId, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12260,7 +12520,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_
     } else {
         cubind_status = cubind_fn(vgpuTypeId, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12294,7 +12555,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, mdevUuid, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12328,7 +12590,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMetadata(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12362,7 +12625,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuMetadata(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12396,7 +12660,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t
     } else {
         cubind_status = cubind_fn(vgpuMetadata, pgpuMetadata, compatibilityInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12430,7 +12695,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPgpuMetadataString(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12464,7 +12730,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, pSchedulerLog);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12498,7 +12765,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerState(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pSchedulerState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12532,7 +12800,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerCapabilities(nvml
     } else {
         cubind_status = cubind_fn(device, pCapabilities);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12566,7 +12835,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuSchedulerState(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pSchedulerState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12600,7 +12870,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuVersion(nvmlVgpuVersion_t *suppo
     } else {
         cubind_status = cubind_fn(supported, current);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12634,7 +12905,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuV
     } else {
         cubind_status = cubind_fn(vgpuVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12668,7 +12940,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuUtilization(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12702,7 +12975,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(n
     } else {
         cubind_status = cubind_fn(device, vgpuUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12736,7 +13010,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessUtilization(nvmlDev
     } else {
         cubind_status = cubind_fn(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12770,7 +13045,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(n
     } else {
         cubind_status = cubind_fn(device, vgpuProcUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12804,7 +13080,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingMode(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12838,7 +13115,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingPids(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, count, pids);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12872,7 +13150,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingStats(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, pid, stats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12906,7 +13185,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceClearAccountingPids(nvmlVgp
     } else {
         cubind_status = cubind_fn(vgpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12940,7 +13220,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, licenseInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12974,7 +13255,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceCount(unsigned int *de
     } else {
         cubind_status = cubind_fn(deviceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13008,7 +13290,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceInfoByIndex(unsigned i
     } else {
         cubind_status = cubind_fn(index, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13042,7 +13325,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMigMode(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, mode, activationStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13076,7 +13360,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigMode(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, currentMode, pendingMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13110,7 +13395,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfo(nvmlDev
     } else {
         cubind_status = cubind_fn(device, profile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13144,7 +13430,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDe
     } else {
         cubind_status = cubind_fn(device, profile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13178,7 +13465,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstancePossiblePlacements_
     } else {
         cubind_status = cubind_fn(device, profileId, placements, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13212,7 +13500,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceRemainingCapacity(n
     } else {
         cubind_status = cubind_fn(device, profileId, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13246,7 +13535,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstance(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, profileId, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13280,7 +13570,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstanceWithPlacement(nv
     } else {
         cubind_status = cubind_fn(device, profileId, placement, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13314,7 +13605,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceDestroy(nvmlGpuInstance_t gp
     } else {
         cubind_status = cubind_fn(gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13348,7 +13640,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstances(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, profileId, gpuInstances, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13382,7 +13675,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceById(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, id, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13416,7 +13710,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gp
     } else {
         cubind_status = cubind_fn(gpuInstance, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13450,7 +13745,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInf
     } else {
         cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13484,7 +13780,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInf
     } else {
         cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13518,7 +13815,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceRemainingC
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13552,7 +13850,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstancePossiblePl
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, placements, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13586,7 +13885,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstance(nvmlGp
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13620,7 +13920,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstanceWithPla
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, placement, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13654,7 +13955,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceDestroy(nvmlComputeInsta
     } else {
         cubind_status = cubind_fn(computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13688,7 +13990,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstances(nvmlGpuI
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, computeInstances, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13722,7 +14025,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceById(nvmlG
     } else {
         cubind_status = cubind_fn(gpuInstance, id, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13756,7 +14060,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceGetInfo_v2(nvmlComputeIn
     } else {
         cubind_status = cubind_fn(computeInstance, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13790,7 +14095,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceIsMigDeviceHandle(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, isMigDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13824,7 +14130,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceId(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, id);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13858,7 +14165,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeInstanceId(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, id);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13892,7 +14200,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13926,7 +14235,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigDeviceHandleByIndex(nvmlDev
     } else {
         cubind_status = cubind_fn(device, index, migDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13960,7 +14270,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandl
     } else {
         cubind_status = cubind_fn(migDevice, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13994,7 +14305,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metr
     } else {
         cubind_status = cubind_fn(metricsGet);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14028,7 +14340,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleFree(nvmlGpmSample_t gpmSample
     } else {
         cubind_status = cubind_fn(gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14062,7 +14375,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSamp
     } else {
         cubind_status = cubind_fn(gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14096,7 +14410,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleGet(nvmlDevice_t device, nvmlG
     } else {
         cubind_status = cubind_fn(device, gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14130,7 +14445,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMigSampleGet(nvmlDevice_t device, un
     } else {
         cubind_status = cubind_fn(device, gpuInstanceId, gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14164,7 +14480,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryDeviceSupport(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, gpmSupport);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14198,7 +14515,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14232,7 +14550,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSetStreamingEnabled(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14266,7 +14585,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     } else {
         cubind_status = cubind_fn(device, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14300,7 +14620,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetNvlinkBwMode(unsigned int nvli
     } else {
         cubind_status = cubind_fn(nvlinkBwMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14334,7 +14655,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNvlinkBwMode(unsigned int *nvl
     } else {
         cubind_status = cubind_fn(nvlinkBwMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14368,7 +14690,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit_v2(nvmlDe
     } else {
         cubind_status = cubind_fn(device, powerValue);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14402,7 +14725,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSramEccErrorStatus(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, status);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)

@@ -4091,7 +4091,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceReset(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4125,7 +4126,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSynchronize(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4159,7 +4161,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSetLimit(enum cudaLimit limit, siz
     } else {
         cubind_status = cubind_fn(limit, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4193,7 +4196,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetLimit(size_t *pValue, enum cuda
     } else {
         cubind_status = cubind_fn(pValue, limit);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4227,7 +4231,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetTexture1DLinearMaxWidth(size_t 
     } else {
         cubind_status = cubind_fn(maxWidthInElements, fmtDesc, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4261,7 +4266,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetCacheConfig(enum cudaFuncCache 
     } else {
         cubind_status = cubind_fn(pCacheConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4295,7 +4301,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetStreamPriorityRange(int *leastP
     } else {
         cubind_status = cubind_fn(leastPriority, greatestPriority);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4329,7 +4336,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSetCacheConfig(enum cudaFuncCache 
     } else {
         cubind_status = cubind_fn(cacheConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4363,7 +4371,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetByPCIBusId(int *device, const c
     } else {
         cubind_status = cubind_fn(device, pciBusId);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4397,7 +4406,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetPCIBusId(char *pciBusId, int le
     } else {
         cubind_status = cubind_fn(pciBusId, len, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4431,7 +4441,8 @@ static CUBIND_COLD cudaError_t slow_cudaIpcGetEventHandle(cudaIpcEventHandle_t *
     } else {
         cubind_status = cubind_fn(handle, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4465,7 +4476,8 @@ static CUBIND_COLD cudaError_t slow_cudaIpcOpenEventHandle(cudaEvent_t *event, c
     } else {
         cubind_status = cubind_fn(event, handle);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4499,7 +4511,8 @@ static CUBIND_COLD cudaError_t slow_cudaIpcGetMemHandle(cudaIpcMemHandle_t *hand
     } else {
         cubind_status = cubind_fn(handle, devPtr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4533,7 +4546,8 @@ static CUBIND_COLD cudaError_t slow_cudaIpcOpenMemHandle(void **devPtr, cudaIpcM
     } else {
         cubind_status = cubind_fn(devPtr, handle, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4567,7 +4581,8 @@ static CUBIND_COLD cudaError_t slow_cudaIpcCloseMemHandle(void *devPtr)
     } else {
         cubind_status = cubind_fn(devPtr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4601,7 +4616,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceFlushGPUDirectRDMAWrites(enum cuda
     } else {
         cubind_status = cubind_fn(target, scope);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4635,7 +4651,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceRegisterAsyncNotification(int devi
     } else {
         cubind_status = cubind_fn(device, callbackFunc, userData, callback);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4669,7 +4686,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceUnregisterAsyncNotification(int de
     } else {
         cubind_status = cubind_fn(device, callback);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4703,7 +4721,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetSharedMemConfig(enum cudaShared
     } else {
         cubind_status = cubind_fn(pConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4737,7 +4756,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSetSharedMemConfig(enum cudaShared
     } else {
         cubind_status = cubind_fn(config);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4771,7 +4791,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetLastError(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4805,7 +4826,8 @@ static CUBIND_COLD cudaError_t slow_cudaPeekAtLastError(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4879,7 +4901,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDeviceCount(int *count)
     } else {
         cubind_status = cubind_fn(count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4913,7 +4936,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDeviceProperties(struct cudaDevicePro
     } else {
         cubind_status = cubind_fn(prop, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4947,7 +4971,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetAttribute(int *value, enum cuda
     } else {
         cubind_status = cubind_fn(value, attr, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -4981,7 +5006,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetHostAtomicCapabilities(unsigned
     } else {
         cubind_status = cubind_fn(capabilities, operations, count, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5015,7 +5041,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetDefaultMemPool(cudaMemPool_t *m
     } else {
         cubind_status = cubind_fn(memPool, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5049,7 +5076,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSetMemPool(int device, cudaMemPool
     } else {
         cubind_status = cubind_fn(device, memPool);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5083,7 +5111,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetMemPool(cudaMemPool_t *memPool,
     } else {
         cubind_status = cubind_fn(memPool, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5117,7 +5146,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetNvSciSyncAttributes(void *nvSci
     } else {
         cubind_status = cubind_fn(nvSciSyncAttrList, device, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5151,7 +5181,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAttribute(int *value, enum c
     } else {
         cubind_status = cubind_fn(value, attr, srcDevice, dstDevice);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5185,7 +5216,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetP2PAtomicCapabilities(unsigned 
     } else {
         cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5219,7 +5251,8 @@ static CUBIND_COLD cudaError_t slow_cudaChooseDevice(int *device, const struct c
     } else {
         cubind_status = cubind_fn(device, prop);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5253,7 +5286,8 @@ static CUBIND_COLD cudaError_t slow_cudaInitDevice(int device, unsigned int devi
     } else {
         cubind_status = cubind_fn(device, deviceFlags, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5287,7 +5321,8 @@ static CUBIND_COLD cudaError_t slow_cudaSetDevice(int device)
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5321,7 +5356,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDevice(int *device)
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5355,7 +5391,8 @@ static CUBIND_COLD cudaError_t slow_cudaSetValidDevices(int *device_arr, int len
     } else {
         cubind_status = cubind_fn(device_arr, len);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5389,7 +5426,8 @@ static CUBIND_COLD cudaError_t slow_cudaSetDeviceFlags(unsigned int flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5423,7 +5461,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDeviceFlags(unsigned int *flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5457,7 +5496,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamCreate(cudaStream_t *pStream)
     } else {
         cubind_status = cubind_fn(pStream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5491,7 +5531,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithFlags(cudaStream_t *pStr
     } else {
         cubind_status = cubind_fn(pStream, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5525,7 +5566,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamCreateWithPriority(cudaStream_t *p
     } else {
         cubind_status = cubind_fn(pStream, flags, priority);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5559,7 +5601,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetPriority(cudaStream_t hStream, 
     } else {
         cubind_status = cubind_fn(hStream, priority);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5593,7 +5636,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetFlags(cudaStream_t hStream, uns
     } else {
         cubind_status = cubind_fn(hStream, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5627,7 +5671,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetId(cudaStream_t hStream, unsign
     } else {
         cubind_status = cubind_fn(hStream, streamId);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5661,7 +5706,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetDevice(cudaStream_t hStream, in
     } else {
         cubind_status = cubind_fn(hStream, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5695,7 +5741,8 @@ static CUBIND_COLD cudaError_t slow_cudaCtxResetPersistingL2Cache(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5729,7 +5776,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamCopyAttributes(cudaStream_t dst, c
     } else {
         cubind_status = cubind_fn(dst, src);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5763,7 +5811,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetAttribute(cudaStream_t hStream,
     } else {
         cubind_status = cubind_fn(hStream, attr, value_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5797,7 +5846,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamSetAttribute(cudaStream_t hStream,
     } else {
         cubind_status = cubind_fn(hStream, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5831,7 +5881,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamDestroy(cudaStream_t stream)
     } else {
         cubind_status = cubind_fn(stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5865,7 +5916,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamWaitEvent(cudaStream_t stream, cud
     } else {
         cubind_status = cubind_fn(stream, event, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5899,7 +5951,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamAddCallback(cudaStream_t stream, c
     } else {
         cubind_status = cubind_fn(stream, callback, userData, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5933,7 +5986,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamSynchronize(cudaStream_t stream)
     } else {
         cubind_status = cubind_fn(stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -5967,7 +6021,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamQuery(cudaStream_t stream)
     } else {
         cubind_status = cubind_fn(stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6001,7 +6056,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamAttachMemAsync(cudaStream_t stream
     } else {
         cubind_status = cubind_fn(stream, devPtr, length, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6035,7 +6091,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamBeginCapture(cudaStream_t stream, 
     } else {
         cubind_status = cubind_fn(stream, mode);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6069,7 +6126,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamBeginCaptureToGraph(cudaStream_t s
     } else {
         cubind_status = cubind_fn(stream, graph, dependencies, dependencyData, numDependencies, mode);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6103,7 +6161,8 @@ static CUBIND_COLD cudaError_t slow_cudaThreadExchangeStreamCaptureMode(enum cud
     } else {
         cubind_status = cubind_fn(mode);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6137,7 +6196,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamEndCapture(cudaStream_t stream, cu
     } else {
         cubind_status = cubind_fn(stream, pGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6171,7 +6231,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamIsCapturing(cudaStream_t stream, e
     } else {
         cubind_status = cubind_fn(stream, pCaptureStatus);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6205,7 +6266,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamGetCaptureInfo(cudaStream_t stream
     } else {
         cubind_status = cubind_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6239,7 +6301,8 @@ static CUBIND_COLD cudaError_t slow_cudaStreamUpdateCaptureDependencies(cudaStre
     } else {
         cubind_status = cubind_fn(stream, dependencies, dependencyData, numDependencies, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6273,7 +6336,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventCreate(cudaEvent_t *event)
     } else {
         cubind_status = cubind_fn(event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6307,7 +6371,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventCreateWithFlags(cudaEvent_t *event,
     } else {
         cubind_status = cubind_fn(event, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6341,7 +6406,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventRecord(cudaEvent_t event, cudaStrea
     } else {
         cubind_status = cubind_fn(event, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6375,7 +6441,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventRecordWithFlags(cudaEvent_t event, 
     } else {
         cubind_status = cubind_fn(event, stream, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6409,7 +6476,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventQuery(cudaEvent_t event)
     } else {
         cubind_status = cubind_fn(event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6443,7 +6511,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventSynchronize(cudaEvent_t event)
     } else {
         cubind_status = cubind_fn(event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6477,7 +6546,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventDestroy(cudaEvent_t event)
     } else {
         cubind_status = cubind_fn(event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6511,7 +6581,8 @@ static CUBIND_COLD cudaError_t slow_cudaEventElapsedTime(float *ms, cudaEvent_t 
     } else {
         cubind_status = cubind_fn(ms, start, end);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6545,7 +6616,8 @@ static CUBIND_COLD cudaError_t slow_cudaImportExternalMemory(cudaExternalMemory_
     } else {
         cubind_status = cubind_fn(extMem_out, memHandleDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6579,7 +6651,8 @@ static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedBuffer(void **dev
     } else {
         cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6613,7 +6686,8 @@ static CUBIND_COLD cudaError_t slow_cudaExternalMemoryGetMappedMipmappedArray(cu
     } else {
         cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6647,7 +6721,8 @@ static CUBIND_COLD cudaError_t slow_cudaDestroyExternalMemory(cudaExternalMemory
     } else {
         cubind_status = cubind_fn(extMem);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6681,7 +6756,8 @@ static CUBIND_COLD cudaError_t slow_cudaImportExternalSemaphore(cudaExternalSema
     } else {
         cubind_status = cubind_fn(extSem_out, semHandleDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6715,7 +6791,8 @@ static CUBIND_COLD cudaError_t slow_cudaSignalExternalSemaphoresAsync(const cuda
     } else {
         cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6749,7 +6826,8 @@ static CUBIND_COLD cudaError_t slow_cudaWaitExternalSemaphoresAsync(const cudaEx
     } else {
         cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6783,7 +6861,8 @@ static CUBIND_COLD cudaError_t slow_cudaDestroyExternalSemaphore(cudaExternalSem
     } else {
         cubind_status = cubind_fn(extSem);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6817,7 +6896,8 @@ static CUBIND_COLD cudaError_t slow_cudaLaunchKernel(const void *func, dim3 grid
     } else {
         cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6851,7 +6931,8 @@ static CUBIND_COLD cudaError_t slow_cudaLaunchKernelExC(const cudaLaunchConfig_t
     } else {
         cubind_status = cubind_fn(config, func, args);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6885,7 +6966,8 @@ static CUBIND_COLD cudaError_t slow_cudaLaunchCooperativeKernel(const void *func
     } else {
         cubind_status = cubind_fn(func, gridDim, blockDim, args, sharedMem, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6919,7 +7001,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncSetCacheConfig(const void *func, enu
     } else {
         cubind_status = cubind_fn(func, cacheConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6953,7 +7036,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncGetAttributes(struct cudaFuncAttribu
     } else {
         cubind_status = cubind_fn(attr, func);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -6987,7 +7071,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncSetAttribute(const void *func, enum 
     } else {
         cubind_status = cubind_fn(func, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7021,7 +7106,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncGetName(const char **name, const voi
     } else {
         cubind_status = cubind_fn(name, func);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7055,7 +7141,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncGetParamInfo(const void *func, size_
     } else {
         cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7089,7 +7176,8 @@ static CUBIND_COLD cudaError_t slow_cudaLaunchHostFunc(cudaStream_t stream, cuda
     } else {
         cubind_status = cubind_fn(stream, fn, userData);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7123,7 +7211,8 @@ static CUBIND_COLD cudaError_t slow_cudaFuncSetSharedMemConfig(const void *func,
     } else {
         cubind_status = cubind_fn(func, config);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7157,7 +7246,8 @@ static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocesso
     } else {
         cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7191,7 +7281,8 @@ static CUBIND_COLD cudaError_t slow_cudaOccupancyAvailableDynamicSMemPerBlock(si
     } else {
         cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7225,7 +7316,8 @@ static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveBlocksPerMultiprocesso
     } else {
         cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7259,7 +7351,8 @@ static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxPotentialClusterSize(int *cl
     } else {
         cubind_status = cubind_fn(clusterSize, func, launchConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7293,7 +7386,8 @@ static CUBIND_COLD cudaError_t slow_cudaOccupancyMaxActiveClusters(int *numClust
     } else {
         cubind_status = cubind_fn(numClusters, func, launchConfig);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7327,7 +7421,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocManaged(void **devPtr, size_t size
     } else {
         cubind_status = cubind_fn(devPtr, size, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7361,7 +7456,8 @@ static CUBIND_COLD cudaError_t slow_cudaMalloc(void **devPtr, size_t size)
     } else {
         cubind_status = cubind_fn(devPtr, size);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7395,7 +7491,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocHost(void **ptr, size_t size)
     } else {
         cubind_status = cubind_fn(ptr, size);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7429,7 +7526,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocPitch(void **devPtr, size_t *pitch
     } else {
         cubind_status = cubind_fn(devPtr, pitch, width, height);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7463,7 +7561,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocArray(cudaArray_t *array, const st
     } else {
         cubind_status = cubind_fn(array, desc, width, height, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7497,7 +7596,8 @@ static CUBIND_COLD cudaError_t slow_cudaFree(void *devPtr)
     } else {
         cubind_status = cubind_fn(devPtr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7531,7 +7631,8 @@ static CUBIND_COLD cudaError_t slow_cudaFreeHost(void *ptr)
     } else {
         cubind_status = cubind_fn(ptr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7565,7 +7666,8 @@ static CUBIND_COLD cudaError_t slow_cudaFreeArray(cudaArray_t array)
     } else {
         cubind_status = cubind_fn(array);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7599,7 +7701,8 @@ static CUBIND_COLD cudaError_t slow_cudaFreeMipmappedArray(cudaMipmappedArray_t 
     } else {
         cubind_status = cubind_fn(mipmappedArray);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7633,7 +7736,8 @@ static CUBIND_COLD cudaError_t slow_cudaHostAlloc(void **pHost, size_t size, uns
     } else {
         cubind_status = cubind_fn(pHost, size, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7667,7 +7771,8 @@ static CUBIND_COLD cudaError_t slow_cudaHostRegister(void *ptr, size_t size, uns
     } else {
         cubind_status = cubind_fn(ptr, size, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7701,7 +7806,8 @@ static CUBIND_COLD cudaError_t slow_cudaHostUnregister(void *ptr)
     } else {
         cubind_status = cubind_fn(ptr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7735,7 +7841,8 @@ static CUBIND_COLD cudaError_t slow_cudaHostGetDevicePointer(void **pDevice, voi
     } else {
         cubind_status = cubind_fn(pDevice, pHost, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7769,7 +7876,8 @@ static CUBIND_COLD cudaError_t slow_cudaHostGetFlags(unsigned int *pFlags, void 
     } else {
         cubind_status = cubind_fn(pFlags, pHost);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7803,7 +7911,8 @@ static CUBIND_COLD cudaError_t slow_cudaMalloc3D(struct cudaPitchedPtr *pitchedD
     } else {
         cubind_status = cubind_fn(pitchedDevPtr, extent);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7837,7 +7946,8 @@ static CUBIND_COLD cudaError_t slow_cudaMalloc3DArray(cudaArray_t *array, const 
     } else {
         cubind_status = cubind_fn(array, desc, extent, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7871,7 +7981,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocMipmappedArray(cudaMipmappedArray_
     } else {
         cubind_status = cubind_fn(mipmappedArray, desc, extent, numLevels, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7905,7 +8016,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetMipmappedArrayLevel(cudaArray_t *leve
     } else {
         cubind_status = cubind_fn(levelArray, mipmappedArray, level);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7939,7 +8051,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy3D(const struct cudaMemcpy3DParms 
     } else {
         cubind_status = cubind_fn(p);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -7973,7 +8086,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeer(const struct cudaMemcpy3DPe
     } else {
         cubind_status = cubind_fn(p);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8007,7 +8121,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy3DAsync(const struct cudaMemcpy3DP
     } else {
         cubind_status = cubind_fn(p, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8041,7 +8156,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy3DPeerAsync(const struct cudaMemcp
     } else {
         cubind_status = cubind_fn(p, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8075,7 +8191,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemGetInfo(size_t *free, size_t *total)
     } else {
         cubind_status = cubind_fn(free, total);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8109,7 +8226,8 @@ static CUBIND_COLD cudaError_t slow_cudaArrayGetInfo(struct cudaChannelFormatDes
     } else {
         cubind_status = cubind_fn(desc, extent, flags, array);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8143,7 +8261,8 @@ static CUBIND_COLD cudaError_t slow_cudaArrayGetPlane(cudaArray_t *pPlaneArray, 
     } else {
         cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8177,7 +8296,8 @@ static CUBIND_COLD cudaError_t slow_cudaArrayGetMemoryRequirements(struct cudaAr
     } else {
         cubind_status = cubind_fn(memoryRequirements, array, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8211,7 +8331,8 @@ static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetMemoryRequirements(stru
     } else {
         cubind_status = cubind_fn(memoryRequirements, mipmap, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8245,7 +8366,8 @@ static CUBIND_COLD cudaError_t slow_cudaArrayGetSparseProperties(struct cudaArra
     } else {
         cubind_status = cubind_fn(sparseProperties, array);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8279,7 +8401,8 @@ static CUBIND_COLD cudaError_t slow_cudaMipmappedArrayGetSparseProperties(struct
     } else {
         cubind_status = cubind_fn(sparseProperties, mipmap);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8313,7 +8436,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy(void *dst, const void *src, size_
     } else {
         cubind_status = cubind_fn(dst, src, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8347,7 +8471,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyPeer(void *dst, int dstDevice, con
     } else {
         cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8381,7 +8506,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2D(void *dst, size_t dpitch, const
     } else {
         cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8415,7 +8541,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArray(cudaArray_t dst, size_t 
     } else {
         cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8449,7 +8576,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArray(void *dst, size_t dpit
     } else {
         cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8483,7 +8611,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DArrayToArray(cudaArray_t dst, si
     } else {
         cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8517,7 +8646,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbol(const void *symbol, const
     } else {
         cubind_status = cubind_fn(symbol, src, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8551,7 +8681,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbol(void *dst, const void *
     } else {
         cubind_status = cubind_fn(dst, symbol, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8585,7 +8716,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyAsync(void *dst, const void *src, 
     } else {
         cubind_status = cubind_fn(dst, src, count, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8619,7 +8751,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyPeerAsync(void *dst, int dstDevice
     } else {
         cubind_status = cubind_fn(dst, dstDevice, src, srcDevice, count, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8653,7 +8786,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyBatchAsync(void *const *dsts, cons
     } else {
         cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8687,7 +8821,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy3DBatchAsync(size_t numOps, struct
     } else {
         cubind_status = cubind_fn(numOps, opList, flags, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8721,7 +8856,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DAsync(void *dst, size_t dpitch, 
     } else {
         cubind_status = cubind_fn(dst, dpitch, src, spitch, width, height, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8755,7 +8891,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DToArrayAsync(cudaArray_t dst, si
     } else {
         cubind_status = cubind_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8789,7 +8926,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpy2DFromArrayAsync(void *dst, size_t
     } else {
         cubind_status = cubind_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8823,7 +8961,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyToSymbolAsync(const void *symbol, 
     } else {
         cubind_status = cubind_fn(symbol, src, count, offset, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8857,7 +8996,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyFromSymbolAsync(void *dst, const v
     } else {
         cubind_status = cubind_fn(dst, symbol, count, offset, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8891,7 +9031,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemset(void *devPtr, int value, size_t c
     } else {
         cubind_status = cubind_fn(devPtr, value, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8925,7 +9066,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemset2D(void *devPtr, size_t pitch, int
     } else {
         cubind_status = cubind_fn(devPtr, pitch, value, width, height);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8959,7 +9101,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemset3D(struct cudaPitchedPtr pitchedDe
     } else {
         cubind_status = cubind_fn(pitchedDevPtr, value, extent);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -8993,7 +9136,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemsetAsync(void *devPtr, int value, siz
     } else {
         cubind_status = cubind_fn(devPtr, value, count, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9027,7 +9171,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemset2DAsync(void *devPtr, size_t pitch
     } else {
         cubind_status = cubind_fn(devPtr, pitch, value, width, height, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9061,7 +9206,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemset3DAsync(struct cudaPitchedPtr pitc
     } else {
         cubind_status = cubind_fn(pitchedDevPtr, value, extent, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9095,7 +9241,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetSymbolAddress(void **devPtr, const vo
     } else {
         cubind_status = cubind_fn(devPtr, symbol);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9129,7 +9276,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetSymbolSize(size_t *size, const void *
     } else {
         cubind_status = cubind_fn(size, symbol);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9163,7 +9311,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPrefetchAsync(const void *devPtr, siz
     } else {
         cubind_status = cubind_fn(devPtr, count, location, flags, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9197,7 +9346,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPrefetchBatchAsync(void **dptrs, size
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9231,7 +9381,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemDiscardBatchAsync(void **dptrs, size_
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, flags, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9265,7 +9416,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemDiscardAndPrefetchBatchAsync(void **d
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9299,7 +9451,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemAdvise(const void *devPtr, size_t cou
     } else {
         cubind_status = cubind_fn(devPtr, count, advice, location);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9333,7 +9486,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttribute(void *data, size_t 
     } else {
         cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9367,7 +9521,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemRangeGetAttributes(void **data, size_
     } else {
         cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9401,7 +9556,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyToArray(cudaArray_t dst, size_t wO
     } else {
         cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9435,7 +9591,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArray(void *dst, cudaArray_con
     } else {
         cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9469,7 +9626,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyArrayToArray(cudaArray_t dst, size
     } else {
         cubind_status = cubind_fn(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9503,7 +9661,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyToArrayAsync(cudaArray_t dst, size
     } else {
         cubind_status = cubind_fn(dst, wOffset, hOffset, src, count, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9537,7 +9696,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemcpyFromArrayAsync(void *dst, cudaArra
     } else {
         cubind_status = cubind_fn(dst, src, wOffset, hOffset, count, kind, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9571,7 +9731,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocAsync(void **devPtr, size_t size, 
     } else {
         cubind_status = cubind_fn(devPtr, size, hStream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9605,7 +9766,8 @@ static CUBIND_COLD cudaError_t slow_cudaFreeAsync(void *devPtr, cudaStream_t hSt
     } else {
         cubind_status = cubind_fn(devPtr, hStream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9639,7 +9801,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolTrimTo(cudaMemPool_t memPool, siz
     } else {
         cubind_status = cubind_fn(memPool, minBytesToKeep);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9673,7 +9836,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAttribute(cudaMemPool_t memPoo
     } else {
         cubind_status = cubind_fn(memPool, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9707,7 +9871,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAttribute(cudaMemPool_t memPoo
     } else {
         cubind_status = cubind_fn(memPool, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9741,7 +9906,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolSetAccess(cudaMemPool_t memPool, 
     } else {
         cubind_status = cubind_fn(memPool, descList, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9775,7 +9941,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolGetAccess(enum cudaMemAccessFlags
     } else {
         cubind_status = cubind_fn(flags, memPool, location);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9809,7 +9976,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolCreate(cudaMemPool_t *memPool, co
     } else {
         cubind_status = cubind_fn(memPool, poolProps);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9843,7 +10011,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolDestroy(cudaMemPool_t memPool)
     } else {
         cubind_status = cubind_fn(memPool);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9877,7 +10046,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemGetDefaultMemPool(cudaMemPool_t *memP
     } else {
         cubind_status = cubind_fn(memPool, location, type);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9911,7 +10081,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemGetMemPool(cudaMemPool_t *memPool, st
     } else {
         cubind_status = cubind_fn(memPool, location, type);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9945,7 +10116,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemSetMemPool(struct cudaMemLocation *lo
     } else {
         cubind_status = cubind_fn(location, type, memPool);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -9979,7 +10151,8 @@ static CUBIND_COLD cudaError_t slow_cudaMallocFromPoolAsync(void **ptr, size_t s
     } else {
         cubind_status = cubind_fn(ptr, size, memPool, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10013,7 +10186,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolExportToShareableHandle(void *sha
     } else {
         cubind_status = cubind_fn(shareableHandle, memPool, handleType, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10047,7 +10221,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolImportFromShareableHandle(cudaMem
     } else {
         cubind_status = cubind_fn(memPool, shareableHandle, handleType, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10081,7 +10256,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolExportPointer(struct cudaMemPoolP
     } else {
         cubind_status = cubind_fn(exportData, ptr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10115,7 +10291,8 @@ static CUBIND_COLD cudaError_t slow_cudaMemPoolImportPointer(void **ptr, cudaMem
     } else {
         cubind_status = cubind_fn(ptr, memPool, exportData);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10149,7 +10326,8 @@ static CUBIND_COLD cudaError_t slow_cudaPointerGetAttributes(struct cudaPointerA
     } else {
         cubind_status = cubind_fn(attributes, ptr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10183,7 +10361,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceCanAccessPeer(int *canAccessPeer, 
     } else {
         cubind_status = cubind_fn(canAccessPeer, device, peerDevice);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10217,7 +10396,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceEnablePeerAccess(int peerDevice, u
     } else {
         cubind_status = cubind_fn(peerDevice, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10251,7 +10431,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceDisablePeerAccess(int peerDevice)
     } else {
         cubind_status = cubind_fn(peerDevice);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10285,7 +10466,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsUnregisterResource(cudaGraphicsR
     } else {
         cubind_status = cubind_fn(resource);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10319,7 +10501,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceSetMapFlags(cudaGraphics
     } else {
         cubind_status = cubind_fn(resource, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10353,7 +10536,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsMapResources(int count, cudaGrap
     } else {
         cubind_status = cubind_fn(count, resources, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10387,7 +10571,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsUnmapResources(int count, cudaGr
     } else {
         cubind_status = cubind_fn(count, resources, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10421,7 +10606,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedPointer(void **
     } else {
         cubind_status = cubind_fn(devPtr, size, resource);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10455,7 +10641,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsSubResourceGetMappedArray(cudaAr
     } else {
         cubind_status = cubind_fn(array, resource, arrayIndex, mipLevel);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10489,7 +10676,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphicsResourceGetMappedMipmappedArray(
     } else {
         cubind_status = cubind_fn(mipmappedArray, resource);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10523,7 +10711,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetChannelDesc(struct cudaChannelFormatD
     } else {
         cubind_status = cubind_fn(desc, array);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10578,7 +10767,8 @@ static CUBIND_COLD cudaError_t slow_cudaCreateTextureObject(cudaTextureObject_t 
     } else {
         cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10612,7 +10802,8 @@ static CUBIND_COLD cudaError_t slow_cudaDestroyTextureObject(cudaTextureObject_t
     } else {
         cubind_status = cubind_fn(texObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10646,7 +10837,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceDesc(struct cuda
     } else {
         cubind_status = cubind_fn(pResDesc, texObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10680,7 +10872,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectTextureDesc(struct cudaT
     } else {
         cubind_status = cubind_fn(pTexDesc, texObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10714,7 +10907,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetTextureObjectResourceViewDesc(struct 
     } else {
         cubind_status = cubind_fn(pResViewDesc, texObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10748,7 +10942,8 @@ static CUBIND_COLD cudaError_t slow_cudaCreateSurfaceObject(cudaSurfaceObject_t 
     } else {
         cubind_status = cubind_fn(pSurfObject, pResDesc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10782,7 +10977,8 @@ static CUBIND_COLD cudaError_t slow_cudaDestroySurfaceObject(cudaSurfaceObject_t
     } else {
         cubind_status = cubind_fn(surfObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10816,7 +11012,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetSurfaceObjectResourceDesc(struct cuda
     } else {
         cubind_status = cubind_fn(pResDesc, surfObject);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10850,7 +11047,8 @@ static CUBIND_COLD cudaError_t slow_cudaDriverGetVersion(int *driverVersion)
     } else {
         cubind_status = cubind_fn(driverVersion);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10884,7 +11082,8 @@ static CUBIND_COLD cudaError_t slow_cudaRuntimeGetVersion(int *runtimeVersion)
     } else {
         cubind_status = cubind_fn(runtimeVersion);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10918,7 +11117,8 @@ static CUBIND_COLD cudaError_t slow_cudaLogsRegisterCallback(cudaLogsCallback_t 
     } else {
         cubind_status = cubind_fn(callbackFunc, userData, callback_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10952,7 +11152,8 @@ static CUBIND_COLD cudaError_t slow_cudaLogsUnregisterCallback(cudaLogsCallbackH
     } else {
         cubind_status = cubind_fn(callback);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -10986,7 +11187,8 @@ static CUBIND_COLD cudaError_t slow_cudaLogsCurrent(cudaLogIterator *iterator_ou
     } else {
         cubind_status = cubind_fn(iterator_out, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11020,7 +11222,8 @@ static CUBIND_COLD cudaError_t slow_cudaLogsDumpToFile(cudaLogIterator *iterator
     } else {
         cubind_status = cubind_fn(iterator, pathToFile, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11054,7 +11257,8 @@ static CUBIND_COLD cudaError_t slow_cudaLogsDumpToMemory(cudaLogIterator *iterat
     } else {
         cubind_status = cubind_fn(iterator, buffer, size, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11088,7 +11292,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphCreate(cudaGraph_t *pGraph, unsigne
     } else {
         cubind_status = cubind_fn(pGraph, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11122,7 +11327,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddKernelNode(cudaGraphNode_t *pGra
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11156,7 +11362,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11190,7 +11397,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11224,7 +11432,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeCopyAttributes(cudaGraphN
     } else {
         cubind_status = cubind_fn(hDst, hSrc);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11258,7 +11467,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeGetAttribute(cudaGraphNod
     } else {
         cubind_status = cubind_fn(hNode, attr, value_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11292,7 +11502,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphKernelNodeSetAttribute(cudaGraphNod
     } else {
         cubind_status = cubind_fn(hNode, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11326,7 +11537,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode(cudaGraphNode_t *pGra
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11360,7 +11572,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11394,7 +11607,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNo
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11428,7 +11642,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pG
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11462,7 +11677,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeGetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11496,7 +11712,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11530,7 +11747,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsToSymbol(cudaGra
     } else {
         cubind_status = cubind_fn(node, symbol, src, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11564,7 +11782,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParamsFromSymbol(cudaG
     } else {
         cubind_status = cubind_fn(node, dst, symbol, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11598,7 +11817,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemcpyNodeSetParams1D(cudaGraphNode
     } else {
         cubind_status = cubind_fn(node, dst, src, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11632,7 +11852,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemsetNode(cudaGraphNode_t *pGra
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11666,7 +11887,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeGetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11700,7 +11922,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemsetNodeSetParams(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11734,7 +11957,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddHostNode(cudaGraphNode_t *pGraph
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11768,7 +11992,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeGetParams(cudaGraphNode_t n
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11802,7 +12027,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphHostNodeSetParams(cudaGraphNode_t n
     } else {
         cubind_status = cubind_fn(node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11836,7 +12062,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddChildGraphNode(cudaGraphNode_t *
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11870,7 +12097,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphChildGraphNodeGetGraph(cudaGraphNod
     } else {
         cubind_status = cubind_fn(node, pGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11904,7 +12132,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddEmptyNode(cudaGraphNode_t *pGrap
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11938,7 +12167,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddEventRecordNode(cudaGraphNode_t 
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -11972,7 +12202,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeGetEvent(cudaGraphNo
     } else {
         cubind_status = cubind_fn(node, event_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12006,7 +12237,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphEventRecordNodeSetEvent(cudaGraphNo
     } else {
         cubind_status = cubind_fn(node, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12040,7 +12272,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddEventWaitNode(cudaGraphNode_t *p
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12074,7 +12307,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeGetEvent(cudaGraphNode
     } else {
         cubind_status = cubind_fn(node, event_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12108,7 +12342,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphEventWaitNodeSetEvent(cudaGraphNode
     } else {
         cubind_status = cubind_fn(node, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12142,7 +12377,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresSignalNode(cud
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12176,7 +12412,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeGetPara
     } else {
         cubind_status = cubind_fn(hNode, params_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12210,7 +12447,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresSignalNodeSetPara
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12244,7 +12482,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddExternalSemaphoresWaitNode(cudaG
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12278,7 +12517,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeGetParams
     } else {
         cubind_status = cubind_fn(hNode, params_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12312,7 +12552,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExternalSemaphoresWaitNodeSetParams
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12346,7 +12587,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemAllocNode(cudaGraphNode_t *pG
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12380,7 +12622,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemAllocNodeGetParams(cudaGraphNode
     } else {
         cubind_status = cubind_fn(node, params_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12414,7 +12657,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddMemFreeNode(cudaGraphNode_t *pGr
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, dptr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12448,7 +12692,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphMemFreeNodeGetParams(cudaGraphNode_
     } else {
         cubind_status = cubind_fn(node, dptr_out);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12482,7 +12727,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGraphMemTrim(int device)
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12516,7 +12762,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceGetGraphMemAttribute(int device, e
     } else {
         cubind_status = cubind_fn(device, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12550,7 +12797,8 @@ static CUBIND_COLD cudaError_t slow_cudaDeviceSetGraphMemAttribute(int device, e
     } else {
         cubind_status = cubind_fn(device, attr, value);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12584,7 +12832,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphClone(cudaGraph_t *pGraphClone, cud
     } else {
         cubind_status = cubind_fn(pGraphClone, originalGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12618,7 +12867,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeFindInClone(cudaGraphNode_t *pN
     } else {
         cubind_status = cubind_fn(pNode, originalNode, clonedGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12652,7 +12902,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetType(cudaGraphNode_t node, e
     } else {
         cubind_status = cubind_fn(node, pType);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12686,7 +12937,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphGetNodes(cudaGraph_t graph, cudaGra
     } else {
         cubind_status = cubind_fn(graph, nodes, numNodes);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12720,7 +12972,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphGetRootNodes(cudaGraph_t graph, cud
     } else {
         cubind_status = cubind_fn(graph, pRootNodes, pNumRootNodes);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12754,7 +13007,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphGetEdges(cudaGraph_t graph, cudaGra
     } else {
         cubind_status = cubind_fn(graph, from, to, edgeData, numEdges);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12788,7 +13042,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependencies(cudaGraphNode_t
     } else {
         cubind_status = cubind_fn(node, pDependencies, edgeData, pNumDependencies);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12822,7 +13077,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetDependentNodes(cudaGraphNode
     } else {
         cubind_status = cubind_fn(node, pDependentNodes, edgeData, pNumDependentNodes);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12856,7 +13112,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddDependencies(cudaGraph_t graph, 
     } else {
         cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12890,7 +13147,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphRemoveDependencies(cudaGraph_t grap
     } else {
         cubind_status = cubind_fn(graph, from, to, edgeData, numDependencies);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12924,7 +13182,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphDestroyNode(cudaGraphNode_t node)
     } else {
         cubind_status = cubind_fn(node);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12958,7 +13217,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphInstantiate(cudaGraphExec_t *pGraph
     } else {
         cubind_status = cubind_fn(pGraphExec, graph, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -12992,7 +13252,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithFlags(cudaGraphExec_
     } else {
         cubind_status = cubind_fn(pGraphExec, graph, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13026,7 +13287,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphInstantiateWithParams(cudaGraphExec
     } else {
         cubind_status = cubind_fn(pGraphExec, graph, instantiateParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13060,7 +13322,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecGetFlags(cudaGraphExec_t graphE
     } else {
         cubind_status = cubind_fn(graphExec, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13094,7 +13357,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecKernelNodeSetParams(cudaGraphEx
     } else {
         cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13128,7 +13392,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams(cudaGraphEx
     } else {
         cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13162,7 +13427,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsToSymbol(cud
     } else {
         cubind_status = cubind_fn(hGraphExec, node, symbol, src, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13196,7 +13462,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol(c
     } else {
         cubind_status = cubind_fn(hGraphExec, node, dst, symbol, count, offset, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13230,7 +13497,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecMemcpyNodeSetParams1D(cudaGraph
     } else {
         cubind_status = cubind_fn(hGraphExec, node, dst, src, count, kind);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13264,7 +13532,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecMemsetNodeSetParams(cudaGraphEx
     } else {
         cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13298,7 +13567,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecHostNodeSetParams(cudaGraphExec
     } else {
         cubind_status = cubind_fn(hGraphExec, node, pNodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13332,7 +13602,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecChildGraphNodeSetParams(cudaGra
     } else {
         cubind_status = cubind_fn(hGraphExec, node, childGraph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13366,7 +13637,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecEventRecordNodeSetEvent(cudaGra
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13400,7 +13672,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecEventWaitNodeSetEvent(cudaGraph
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, event);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13434,7 +13707,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresSignalNodeSet
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13468,7 +13742,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecExternalSemaphoresWaitNodeSetPa
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13502,7 +13777,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetEnabled(cudaGraphExec_t hGra
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13536,7 +13812,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeGetEnabled(cudaGraphExec_t hGra
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13570,7 +13847,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecUpdate(cudaGraphExec_t hGraphEx
     } else {
         cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13604,7 +13882,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphUpload(cudaGraphExec_t graphExec, c
     } else {
         cubind_status = cubind_fn(graphExec, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13638,7 +13917,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphLaunch(cudaGraphExec_t graphExec, c
     } else {
         cubind_status = cubind_fn(graphExec, stream);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13672,7 +13952,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecDestroy(cudaGraphExec_t graphEx
     } else {
         cubind_status = cubind_fn(graphExec);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13706,7 +13987,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphDestroy(cudaGraph_t graph)
     } else {
         cubind_status = cubind_fn(graph);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13740,7 +14022,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphDebugDotPrint(cudaGraph_t graph, co
     } else {
         cubind_status = cubind_fn(graph, path, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13774,7 +14057,8 @@ static CUBIND_COLD cudaError_t slow_cudaUserObjectCreate(cudaUserObject_t *objec
     } else {
         cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13808,7 +14092,8 @@ static CUBIND_COLD cudaError_t slow_cudaUserObjectRetain(cudaUserObject_t object
     } else {
         cubind_status = cubind_fn(object, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13842,7 +14127,8 @@ static CUBIND_COLD cudaError_t slow_cudaUserObjectRelease(cudaUserObject_t objec
     } else {
         cubind_status = cubind_fn(object, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13876,7 +14162,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphRetainUserObject(cudaGraph_t graph,
     } else {
         cubind_status = cubind_fn(graph, object, count, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13910,7 +14197,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphReleaseUserObject(cudaGraph_t graph
     } else {
         cubind_status = cubind_fn(graph, object, count);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13944,7 +14232,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphAddNode(cudaGraphNode_t *pGraphNode
     } else {
         cubind_status = cubind_fn(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -13978,7 +14267,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphNodeSetParams(cudaGraphNode_t node,
     } else {
         cubind_status = cubind_fn(node, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14012,7 +14302,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphExecNodeSetParams(cudaGraphExec_t g
     } else {
         cubind_status = cubind_fn(graphExec, node, nodeParams);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14046,7 +14337,8 @@ static CUBIND_COLD cudaError_t slow_cudaGraphConditionalHandleCreate(cudaGraphCo
     } else {
         cubind_status = cubind_fn(pHandle_out, graph, defaultLaunchValue, flags);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14080,7 +14372,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPoint(const char *symbol, 
     } else {
         cubind_status = cubind_fn(symbol, funcPtr, flags, driverStatus);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14114,7 +14407,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetDriverEntryPointByVersion(const char 
     } else {
         cubind_status = cubind_fn(symbol, funcPtr, cudaVersion, flags, driverStatus);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14148,7 +14442,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryLoadData(cudaLibrary_t *library, 
     } else {
         cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14182,7 +14477,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryLoadFromFile(cudaLibrary_t *libra
     } else {
         cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14216,7 +14512,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryUnload(cudaLibrary_t library)
     } else {
         cubind_status = cubind_fn(library);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14250,7 +14547,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernel(cudaKernel_t *pKernel, 
     } else {
         cubind_status = cubind_fn(pKernel, library, name);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14284,7 +14582,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryGetGlobal(void **dptr, size_t *by
     } else {
         cubind_status = cubind_fn(dptr, bytes, library, name);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14318,7 +14617,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryGetManaged(void **dptr, size_t *b
     } else {
         cubind_status = cubind_fn(dptr, bytes, library, name);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14352,7 +14652,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryGetUnifiedFunction(void **fptr, c
     } else {
         cubind_status = cubind_fn(fptr, library, symbol);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14386,7 +14687,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryGetKernelCount(unsigned int *coun
     } else {
         cubind_status = cubind_fn(count, lib);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14420,7 +14722,8 @@ static CUBIND_COLD cudaError_t slow_cudaLibraryEnumerateKernels(cudaKernel_t *ke
     } else {
         cubind_status = cubind_fn(kernels, numKernels, lib);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14454,7 +14757,8 @@ static CUBIND_COLD cudaError_t slow_cudaKernelSetAttributeForDevice(cudaKernel_t
     } else {
         cubind_status = cubind_fn(kernel, attr, value, device);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14488,7 +14792,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetExportTable(const void **ppExportTabl
     } else {
         cubind_status = cubind_fn(ppExportTable, pExportTableId);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14522,7 +14827,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetFuncBySymbol(cudaFunction_t *function
     } else {
         cubind_status = cubind_fn(functionPtr, symbolPtr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14556,7 +14862,8 @@ static CUBIND_COLD cudaError_t slow_cudaGetKernel(cudaKernel_t *kernelPtr, const
     } else {
         cubind_status = cubind_fn(kernelPtr, entryFuncAddr);
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14590,7 +14897,8 @@ static CUBIND_COLD cudaError_t slow_cudaProfilerStart(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
@@ -14624,7 +14932,8 @@ static CUBIND_COLD cudaError_t slow_cudaProfilerStop(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != cudaSuccess)
-            cubind_status = (cudaError_t)cubind__status_error_informational(&cubind__runtime_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudaError_t)cubind__wrapper_status_informational(&cubind__runtime_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != cudaSuccess)
