@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config as config_module
-from . import amalgamate, ffi, macros, model, output, parallel, parse, release_compare, release_headers, render, subset
+from . import amalgamate, ffi, macros, model, output, parallel, parse, release_compare, release_headers, render, semantic, subset
 from .names import NameError_
 from .tu import ParseError, find_header, load_libclang
 from .typesel import TypeError_
@@ -108,7 +108,9 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         ir["cuda_version"] = cuda_version
         if unit.headers_release is None:
             ir["header_version"] = ir["header_version"] or cuda_version
+            entry_points = semantic.entry_facts(config.semantic, older)  # before attach drops the ABI facts
             irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older))
+            semantic.attach(irs[-1], config.semantic, entry_points)
             continue
         # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
         # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)

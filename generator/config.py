@@ -265,6 +265,8 @@ class Config:
     releases: tuple[Release, ...] = ()   # newest first
     locate: tuple[Locate, ...] = ()      # libraries located, not bound
     newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
+    # semantic adapters ([generator] semantic names the file; generator/semantic.py reads them)
+    semantic: tuple[dict, ...] = ()
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -380,9 +382,18 @@ def load(path: Path = CONFIG_PATH) -> Config:
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
         locate=tuple(_locate(entry) for entry in raw.get("locate", ())),
+        semantic=_semantic(path.parent, gen),
     )
     _validate(config)
     return config
+
+
+def _semantic(directory: Path, gen: dict) -> tuple[dict, ...]:
+    """The [[semantic]] entries of the file [generator] semantic names (relative to the configuration)."""
+    if "semantic" not in gen:
+        return ()
+    with (directory / gen["semantic"]).open("rb") as f:
+        return tuple(tomllib.load(f).get("semantic", ()))
 
 
 def _release(raw: dict) -> Release:

@@ -6,7 +6,7 @@ IR to emit them. Nothing here decides which records differ."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -27,6 +27,9 @@ class Conversion:
     to_old: list[FieldCopy]  # before the call
     to_new: list[FieldCopy]  # after a successful call, for an output
     output: bool             # written by the library (a pointer to non-const)
+    # an input's fields the release cannot carry: (offset, size, name); a call setting one to other
+    # than zero is refused naming it (generator/semantic.py's dropped_fields; issue 28 item 5)
+    dropped: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def record_name(canonical: str) -> str | None:

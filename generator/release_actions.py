@@ -17,7 +17,6 @@ class Code(enum.IntEnum):
     ADAPTER = 2   # a generated adapter that converts records field by field around the release's entry point
     REFUSED = 3   # never called: the newest form cannot be made with that release's entry points
     ABSENT = 4    # not declared by that release: never called
-    SEMANTIC = 5  # an older entry point called through a semantic adapter (issue 28 item 1; none yet)
 
     @property
     def c_name(self) -> str:
@@ -30,7 +29,7 @@ class Action(enum.Enum):
     CALL = "call"              # call_symbol has the newest ABI (the newest's symbol, or the release's own name)
     EQUIVALENT = "equivalent"  # another ABI under the function's name; call_symbol, a `_vN` of it, has the newest's
     ADAPT = "adapt"            # call_symbol through an adapter converting `conversions`' records field by field
-    SEMANTIC = "semantic"      # call_symbol, another form, through a semantic adapter (filled by issue 28 item 1)
+    SEMANTIC = "semantic"      # call_symbol, another entry point, through a semantic adapter (generator/semantic.py)
     REFUSE = "refuse"          # no call: `reason` names the obstacle
     ABSENT = "absent"          # not declared by that release
 
@@ -46,7 +45,8 @@ class Action(enum.Enum):
         return self not in (Action.REFUSE, Action.ABSENT)
 
 
-_CODES = {Action.EQUIVALENT: Code.SYMBOL, Action.ADAPT: Code.ADAPTER, Action.SEMANTIC: Code.SEMANTIC,
+# a semantic adapter is an adapter to the loader: a generated function called instead of the entry point
+_CODES = {Action.EQUIVALENT: Code.SYMBOL, Action.ADAPT: Code.ADAPTER, Action.SEMANTIC: Code.ADAPTER,
           Action.REFUSE: Code.REFUSED, Action.ABSENT: Code.ABSENT}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import record_conversion, release_ir
+from . import record_conversion, release_ir, semantic
 from .record_conversion import Conversion
 from .release_actions import Action, Code
 
@@ -28,6 +28,7 @@ class Adapter:
     symbol: str
     conversions: list[Conversion]
     function_index: int = 0
+    semantic = False  # generator/semantic.py's adapters say True
 
 
 @dataclass
@@ -37,6 +38,7 @@ class Entry:
     symbol: str = ""
     reason: str = ""
     adapter: int = 0
+    semantic: bool = False  # ADAPTER through a semantic adapter (generator/semantic.py)
 
 
 @dataclass
@@ -80,6 +82,8 @@ def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Co
         conversion = record_conversion.conversion(params[c["param"]], old_records, new_records, set())
         if isinstance(conversion, str):  # release_compare.py built it from the same layouts
             raise AssertionError(f"{function['name']} in CUDA {release}: {conversion}")
+        if not conversion.output:  # an input's fields the release cannot carry: a call setting one is refused
+            conversion.dropped = semantic.dropped_fields(conversion.record, release, newest, ir, conversion.param)
         made.append(conversion)
     return made
 
@@ -129,12 +133,17 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
                 adapters.append(adapter)
                 entries[r].append(Entry(index, code, text(d["call_symbol"]), text(
                     f"{d['reason']}: called through an adapter that converts it field by field"), adapter.index))
+            elif action is Action.SEMANTIC:  # another entry point that does the same (generator/semantic.py)
+                mapped = semantic.adapter(f, release.name, newest_name, f_ir, len(adapters), index)
+                if mapped is None:
+                    raise AssertionError(f"{f['name']} in CUDA {release.name}: the IR says semantic, no mapping")
+                adapters.append(mapped)  # type: ignore[arg-type]
+                entries[r].append(Entry(index, code, text(mapped.symbol), text(mapped.reason), mapped.index,
+                                        semantic=True))
             elif action is Action.REFUSE:
                 first_callable = _first_callable(per, names)
                 needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
                 entries[r].append(Entry(index, code, "", text(f"{d['reason']}{needs}")))
-            else:  # Action.SEMANTIC: issue 28 item 1 emits its adapters
-                raise NotImplementedError(f"{f['name']} in CUDA {release.name}: semantic adapters are not emitted yet")
     return ReleasePlan(releases, entries, adapters, history, strings)
 
 

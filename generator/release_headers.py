@@ -80,15 +80,16 @@ def census(irs: Iterable[dict]) -> dict[str, dict[str, collections.Counter]]:
 def census_table(irs: list[dict]) -> str:
     """The census as a Markdown table; `signature` split into calls through an equivalent and refusals."""
     rows = ["| unit | release | functions | identical | renamed | layout | signature: equivalent | "
-            "signature: refused | absent |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+            "signature: semantic | signature: refused | absent |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for ir in irs:
         counts = census([ir])[ir["unit"]]
         for release, count in counts.items():
             through = sum(1 for f in ir["functions"] if f["releases"][release]["compat"] == "signature"
                           and f["releases"][release]["equivalent"] is not None)
+            semantic = sum(1 for f in ir["functions"] if f["releases"][release].get("semantic"))
             rows.append(f"| {ir['unit']} | {release} | {len(ir['functions'])} | {count['identical']} | "
-                        f"{count['renamed']} | {count['layout']} | {through} | {count['signature'] - through} | "
-                        f"{count['absent']} |")
+                        f"{count['renamed']} | {count['layout']} | {through} | {semantic} | "
+                        f"{count['signature'] - through - semantic} | {count['absent']} |")
     return "\n".join(rows)
 
 

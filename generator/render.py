@@ -156,6 +156,7 @@ def render_all(model: Model, command: str) -> dict[str, str]:
     out["tests/nvidia_headers.h"] = env.get_template("nvidia_headers.h.j2").render(common)
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
     out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
+    out["tests/input_fields.c"] = env.get_template("input_fields.c.j2").render(common)
     out["docs/libraries.md"] = env.get_template("libraries.md.j2").render(common)
     for module in model.modules:
         context = common | {"m": module}

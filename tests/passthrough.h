@@ -29,6 +29,9 @@ struct cubind_test_release_call {
     int action;          /* enum cubind__release_action */
     const char *symbol;  /* the symbol called (SYMBOL, ADAPTER), or the release's own (REFUSED) */
 };
+/* a semantic adapter: an adapter through another entry point (generator/semantic.py), with other
+ * arguments than the passthrough's: tested by test_semantic.c. Not a loader code. */
+enum { CUBIND_TEST_SEMANTIC = 100 };
 
 /* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
  * and in `*action` what the call is there (0: as in the newest). */

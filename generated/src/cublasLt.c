@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -1095,7 +1096,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtCreate(cublasLtHandle_t *lightHan
     } else {
         cubind_status = cubind_fn(lightHandle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1129,7 +1131,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtDestroy(cublasLtHandle_t lightHan
     } else {
         cubind_status = cubind_fn(lightHandle);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1243,7 +1246,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtGetProperty(libraryPropertyType t
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1277,7 +1281,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheGetCapacity(size_t
     } else {
         cubind_status = cubind_fn(capacity);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1311,7 +1316,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtHeuristicsCacheSetCapacity(size_t
     } else {
         cubind_status = cubind_fn(capacity);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1365,7 +1371,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmul(cublasLtHandle_t lightHand
     } else {
         cubind_status = cubind_fn(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1399,7 +1406,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransform(cublasLtHandle_t 
     } else {
         cubind_status = cubind_fn(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1433,7 +1441,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutInit_internal(cublasL
     } else {
         cubind_status = cubind_fn(matLayout, size, type, rows, cols, ld);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1467,7 +1476,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutCreate(cublasLtMatrix
     } else {
         cubind_status = cubind_fn(matLayout, type, rows, cols, ld);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1501,7 +1511,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutDestroy(cublasLtMatri
     } else {
         cubind_status = cubind_fn(matLayout);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1535,7 +1546,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutSetAttribute(cublasLt
     } else {
         cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1569,7 +1581,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixLayoutGetAttribute(cublasLt
     } else {
         cubind_status = cubind_fn(matLayout, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1603,7 +1616,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescInit_internal(cublasLtM
     } else {
         cubind_status = cubind_fn(matmulDesc, size, computeType, scaleType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1637,7 +1651,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescCreate(cublasLtMatmulDe
     } else {
         cubind_status = cubind_fn(matmulDesc, computeType, scaleType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1671,7 +1686,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescDestroy(cublasLtMatmulD
     } else {
         cubind_status = cubind_fn(matmulDesc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1705,7 +1721,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescSetAttribute(cublasLtMa
     } else {
         cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1739,7 +1756,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulDescGetAttribute(cublasLtMa
     } else {
         cubind_status = cubind_fn(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1773,7 +1791,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescInit_internal(
     } else {
         cubind_status = cubind_fn(transformDesc, size, scaleType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1807,7 +1826,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescCreate(cublasL
     } else {
         cubind_status = cubind_fn(transformDesc, scaleType);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1841,7 +1861,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescDestroy(cublas
     } else {
         cubind_status = cubind_fn(transformDesc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1875,7 +1896,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescSetAttribute(c
     } else {
         cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1909,7 +1931,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatrixTransformDescGetAttribute(c
     } else {
         cubind_status = cubind_fn(transformDesc, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1943,7 +1966,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescInit_internal(cublas
     } else {
         cubind_status = cubind_fn(emulationDesc, size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -1977,7 +2001,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescCreate(cublasLtEmula
     } else {
         cubind_status = cubind_fn(emulationDesc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2011,7 +2036,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescDestroy(cublasLtEmul
     } else {
         cubind_status = cubind_fn(emulationDesc);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2045,7 +2071,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescSetAttribute(cublasL
     } else {
         cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2079,7 +2106,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtEmulationDescGetAttribute(cublasL
     } else {
         cubind_status = cubind_fn(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2113,7 +2141,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceInit_internal(cub
     } else {
         cubind_status = cubind_fn(pref, size);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2147,7 +2176,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceCreate(cublasLtMa
     } else {
         cubind_status = cubind_fn(pref);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2181,7 +2211,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceDestroy(cublasLtM
     } else {
         cubind_status = cubind_fn(pref);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2215,7 +2246,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceSetAttribute(cubl
     } else {
         cubind_status = cubind_fn(pref, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2249,7 +2281,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulPreferenceGetAttribute(cubl
     } else {
         cubind_status = cubind_fn(pref, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2283,7 +2316,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetHeuristic(cublasLtHa
     } else {
         cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2317,7 +2351,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoGetIds(cublasLtHandle_t
     } else {
         cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2351,7 +2386,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoInit(cublasLtHandle_t l
     } else {
         cubind_status = cubind_fn(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2385,7 +2421,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCheck(cublasLtHandle_t 
     } else {
         cubind_status = cubind_fn(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2419,7 +2456,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoCapGetAttribute(const c
     } else {
         cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2453,7 +2491,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigSetAttribute(cubl
     } else {
         cubind_status = cubind_fn(algo, attr, buf, sizeInBytes);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2487,7 +2526,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtMatmulAlgoConfigGetAttribute(cons
     } else {
         cubind_status = cubind_fn(algo, attr, buf, sizeInBytes, sizeWritten);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2521,7 +2561,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetCallback(cublasLtLoggerC
     } else {
         cubind_status = cubind_fn(callback);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2555,7 +2596,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetFile(FILE *file)
     } else {
         cubind_status = cubind_fn(file);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2589,7 +2631,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerOpenFile(const char *logFil
     } else {
         cubind_status = cubind_fn(logFile);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2623,7 +2666,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetLevel(int level)
     } else {
         cubind_status = cubind_fn(level);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2657,7 +2701,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerSetMask(int mask)
     } else {
         cubind_status = cubind_fn(mask);
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)
@@ -2691,7 +2736,8 @@ static CUBIND_COLD cublasStatus_t slow_cublasLtLoggerForceDisable(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUBLAS_STATUS_SUCCESS)
-            cubind_status = (cublasStatus_t)cubind__status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cublasStatus_t)cubind__wrapper_status_error(&cubind__cublasLt_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUBLAS_STATUS_SUCCESS)

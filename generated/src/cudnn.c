@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -4544,7 +4545,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnQueryRuntimeError(cudnnHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, rstatus, mode, tag);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4578,7 +4580,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetProperty(libraryPropertyType type,
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4612,7 +4615,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreate(cudnnHandle_t *handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4646,7 +4650,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroy(cudnnHandle_t handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4680,7 +4685,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetStream(cudnnHandle_t handle, cudaS
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4714,7 +4720,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetStream(cudnnHandle_t handle, cudaS
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4748,7 +4755,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCallback(unsigned int mask, void *
     } else {
         cubind_status = cubind_fn(mask, udata, fptr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4782,7 +4790,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCallback(unsigned int *mask, void 
     } else {
         cubind_status = cubind_fn(mask, udata, fptr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4816,7 +4825,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGraphVersionCheck(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4850,7 +4860,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendCreateDescriptor(cudnnBackendD
     } else {
         cubind_status = cubind_fn(descriptorType, descriptor);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4884,7 +4895,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendDestroyDescriptor(cudnnBackend
     } else {
         cubind_status = cubind_fn(descriptor);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4918,7 +4930,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendInitialize(cudnnBackendDescrip
     } else {
         cubind_status = cubind_fn(descriptor);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4952,7 +4965,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendFinalize(cudnnBackendDescripto
     } else {
         cubind_status = cubind_fn(descriptor);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -4986,7 +5000,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendSetAttribute(cudnnBackendDescr
     } else {
         cubind_status = cubind_fn(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5020,7 +5035,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendGetAttribute(const cudnnBacken
     } else {
         cubind_status = cubind_fn(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5054,7 +5070,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendExecute(cudnnHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, executionPlan, variantPack);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5088,7 +5105,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendPopulateCudaGraph(cudnnHandle_
     } else {
         cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5122,7 +5140,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBackendUpdateCudaGraph(cudnnHandle_t 
     } else {
         cubind_status = cubind_fn(handle, executionPlan, variantPack, graph);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5156,7 +5175,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorDescriptor(cudnnTensorDes
     } else {
         cubind_status = cubind_fn(tensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5190,7 +5210,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptor(cudnnTensorDesc
     } else {
         cubind_status = cubind_fn(tensorDesc, format, dataType, n, c, h, w);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5224,7 +5245,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor4dDescriptorEx(cudnnTensorDe
     } else {
         cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5258,7 +5280,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensor4dDescriptor(const cudnnTens
     } else {
         cubind_status = cubind_fn(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5292,7 +5315,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptor(cudnnTensorDesc
     } else {
         cubind_status = cubind_fn(tensorDesc, dataType, nbDims, dimA, strideA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5326,7 +5350,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorNdDescriptorEx(cudnnTensorDe
     } else {
         cubind_status = cubind_fn(tensorDesc, format, dataType, nbDims, dimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5360,7 +5385,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorNdDescriptor(const cudnnTens
     } else {
         cubind_status = cubind_fn(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5394,7 +5420,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorSizeInBytes(const cudnnTenso
     } else {
         cubind_status = cubind_fn(tensorDesc, size);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5428,7 +5455,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorDescriptor(cudnnTensorDe
     } else {
         cubind_status = cubind_fn(tensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5462,7 +5490,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnInitTransformDest(const cudnnTensorTr
     } else {
         cubind_status = cubind_fn(transformDesc, srcDesc, destDesc, destSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5496,7 +5525,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateTensorTransformDescriptor(cudnn
     } else {
         cubind_status = cubind_fn(transformDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5530,7 +5560,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensorTransformDescriptor(cudnnTen
     } else {
         cubind_status = cubind_fn(transformDesc, nbDims, destFormat, padBeforeA, padAfterA, foldA, direction);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5564,7 +5595,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetTensorTransformDescriptor(cudnnTen
     } else {
         cubind_status = cubind_fn(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5598,7 +5630,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyTensorTransformDescriptor(cudn
     } else {
         cubind_status = cubind_fn(transformDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5632,7 +5665,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensor(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, alpha, xDesc, x, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5666,7 +5700,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformTensorEx(cudnnHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5700,7 +5735,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnAddTensor(cudnnHandle_t handle, const
     } else {
         cubind_status = cubind_fn(handle, alpha, aDesc, A, beta, cDesc, C);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5734,7 +5770,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateOpTensorDescriptor(cudnnOpTenso
     } else {
         cubind_status = cubind_fn(opTensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5768,7 +5805,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetOpTensorDescriptor(cudnnOpTensorDe
     } else {
         cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5802,7 +5840,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetOpTensorDescriptor(const cudnnOpTe
     } else {
         cubind_status = cubind_fn(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5836,7 +5875,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyOpTensorDescriptor(cudnnOpTens
     } else {
         cubind_status = cubind_fn(opTensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5870,7 +5910,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnOpTensor(cudnnHandle_t handle, const 
     } else {
         cubind_status = cubind_fn(handle, opTensorDesc, alpha1, aDesc, A, alpha2, bDesc, B, beta, cDesc, C);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5904,7 +5945,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateReduceTensorDescriptor(cudnnRed
     } else {
         cubind_status = cubind_fn(reduceTensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5938,7 +5980,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetReduceTensorDescriptor(cudnnReduce
     } else {
         cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -5972,7 +6015,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReduceTensorDescriptor(const cudnn
     } else {
         cubind_status = cubind_fn(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6006,7 +6050,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyReduceTensorDescriptor(cudnnRe
     } else {
         cubind_status = cubind_fn(reduceTensorDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6040,7 +6085,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionIndicesSize(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6074,7 +6120,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetReductionWorkspaceSize(cudnnHandle
     } else {
         cubind_status = cubind_fn(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6108,7 +6155,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnReduceTensor(cudnnHandle_t handle, co
     } else {
         cubind_status = cubind_fn(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6142,7 +6190,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetTensor(cudnnHandle_t handle, const
     } else {
         cubind_status = cubind_fn(handle, yDesc, y, valuePtr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6176,7 +6225,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnScaleTensor(cudnnHandle_t handle, con
     } else {
         cubind_status = cubind_fn(handle, yDesc, y, alpha);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6210,7 +6260,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFilterDescriptor(cudnnFilterDes
     } else {
         cubind_status = cubind_fn(filterDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6244,7 +6295,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilter4dDescriptor(cudnnFilterDesc
     } else {
         cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6278,7 +6330,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilter4dDescriptor(const cudnnFilt
     } else {
         cubind_status = cubind_fn(filterDesc, dataType, format, k, c, h, w);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6312,7 +6365,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFilterNdDescriptor(cudnnFilterDesc
     } else {
         cubind_status = cubind_fn(filterDesc, dataType, format, nbDims, filterDimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6346,7 +6400,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterNdDescriptor(const cudnnFilt
     } else {
         cubind_status = cubind_fn(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6380,7 +6435,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFilterSizeInBytes(const cudnnFilte
     } else {
         cubind_status = cubind_fn(filterDesc, size);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6414,7 +6470,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnTransformFilter(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6448,7 +6505,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFilterDescriptor(cudnnFilterDe
     } else {
         cubind_status = cubind_fn(filterDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6482,7 +6540,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxForward(cudnnHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6516,7 +6575,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreatePoolingDescriptor(cudnnPoolingD
     } else {
         cubind_status = cubind_fn(poolingDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6550,7 +6610,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetPooling2dDescriptor(cudnnPoolingDe
     } else {
         cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6584,7 +6645,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dDescriptor(const cudnnPoo
     } else {
         cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6618,7 +6680,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetPoolingNdDescriptor(cudnnPoolingDe
     } else {
         cubind_status = cubind_fn(poolingDesc, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6652,7 +6715,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdDescriptor(const cudnnPoo
     } else {
         cubind_status = cubind_fn(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6686,7 +6750,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPoolingNdForwardOutputDim(const cu
     } else {
         cubind_status = cubind_fn(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6720,7 +6785,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetPooling2dForwardOutputDim(const cu
     } else {
         cubind_status = cubind_fn(poolingDesc, inputTensorDesc, n, c, h, w);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6754,7 +6820,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyPoolingDescriptor(cudnnPooling
     } else {
         cubind_status = cubind_fn(poolingDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6788,7 +6855,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingForward(cudnnHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, poolingDesc, alpha, xDesc, x, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6822,7 +6890,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateActivationDescriptor(cudnnActiv
     } else {
         cubind_status = cubind_fn(activationDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6856,7 +6925,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptor(cudnnActivati
     } else {
         cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6890,7 +6960,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptor(const cudnnAc
     } else {
         cubind_status = cubind_fn(activationDesc, mode, reluNanOpt, coef);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6924,7 +6995,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetActivationDescriptorSwishBeta(cudn
     } else {
         cubind_status = cubind_fn(activationDesc, swish_beta);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6958,7 +7030,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetActivationDescriptorSwishBeta(cudn
     } else {
         cubind_status = cubind_fn(activationDesc, swish_beta);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -6992,7 +7065,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyActivationDescriptor(cudnnActi
     } else {
         cubind_status = cubind_fn(activationDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7026,7 +7100,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnActivationForward(cudnnHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7060,7 +7135,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateLRNDescriptor(cudnnLRNDescripto
     } else {
         cubind_status = cubind_fn(normDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7094,7 +7170,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetLRNDescriptor(cudnnLRNDescriptor_t
     } else {
         cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7128,7 +7205,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetLRNDescriptor(cudnnLRNDescriptor_t
     } else {
         cubind_status = cubind_fn(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7162,7 +7240,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyLRNDescriptor(cudnnLRNDescript
     } else {
         cubind_status = cubind_fn(lrnDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7196,7 +7275,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelForward(cudnnHandle_t 
     } else {
         cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7230,7 +7310,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationForward(cudnnHan
     } else {
         cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7264,7 +7345,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveBNTensorDescriptor(cudnnTensorD
     } else {
         cubind_status = cubind_fn(derivedBnDesc, xDesc, mode);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7298,7 +7380,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardInference(cu
     } else {
         cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7332,7 +7415,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDeriveNormTensorDescriptor(cudnnTenso
     } else {
         cubind_status = cubind_fn(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7366,7 +7450,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardInference(cudnnHa
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, x, normScaleBiasDesc, normScale, normBias, normMeanVarDesc, estimatedMean, estimatedVariance, zDesc, z, activationDesc, yDesc, y, epsilon, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7400,7 +7485,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSpatialTransformerDescriptor(cu
     } else {
         cubind_status = cubind_fn(stDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7434,7 +7520,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetSpatialTransformerNdDescriptor(cud
     } else {
         cubind_status = cubind_fn(stDesc, samplerType, dataType, nbDims, dimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7468,7 +7555,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySpatialTransformerDescriptor(c
     } else {
         cubind_status = cubind_fn(stDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7502,7 +7590,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorForward(cudnnHa
     } else {
         cubind_status = cubind_fn(handle, stDesc, theta, grid);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7536,7 +7625,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerForward(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7570,7 +7660,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateDropoutDescriptor(cudnnDropoutD
     } else {
         cubind_status = cubind_fn(dropoutDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7604,7 +7695,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyDropoutDescriptor(cudnnDropout
     } else {
         cubind_status = cubind_fn(dropoutDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7638,7 +7730,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetStatesSize(cudnnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7672,7 +7765,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutGetReserveSpaceSize(cudnnTenso
     } else {
         cubind_status = cubind_fn(xdesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7706,7 +7800,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetDropoutDescriptor(cudnnDropoutDesc
     } else {
         cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7740,7 +7835,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRestoreDropoutDescriptor(cudnnDropout
     } else {
         cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7774,7 +7870,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetDropoutDescriptor(cudnnDropoutDesc
     } else {
         cubind_status = cubind_fn(dropoutDesc, handle, dropout, states, seed);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7808,7 +7905,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutForward(cudnnHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, dropoutDesc, xdesc, x, ydesc, y, reserveSpace, reserveSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7842,7 +7940,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnOpsVersionCheck(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7876,7 +7975,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSoftmaxBackward(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7910,7 +8010,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnPoolingBackward(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, poolingDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7944,7 +8045,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnActivationBackward(cudnnHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -7978,7 +8080,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnLRNCrossChannelBackward(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8012,7 +8115,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDivisiveNormalizationBackward(cudnnHa
     } else {
         cubind_status = cubind_fn(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8046,7 +8150,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationForwardTrainingE
     } else {
         cubind_status = cubind_fn(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8080,7 +8185,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationBackwardExWorksp
     } else {
         cubind_status = cubind_fn(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8114,7 +8220,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetBatchNormalizationTrainingExReserv
     } else {
         cubind_status = cubind_fn(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8148,7 +8255,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTraining(cud
     } else {
         cubind_status = cubind_fn(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8182,7 +8290,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationForwardTrainingEx(c
     } else {
         cubind_status = cubind_fn(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8216,7 +8325,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackward(cudnnHandl
     } else {
         cubind_status = cubind_fn(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8250,7 +8360,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBatchNormalizationBackwardEx(cudnnHan
     } else {
         cubind_status = cubind_fn(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8284,7 +8395,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationForwardTrainingWorksp
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8318,7 +8430,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationBackwardWorkspaceSize
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8352,7 +8465,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetNormalizationTrainingReserveSpaceS
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8386,7 +8500,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationForwardTraining(cudnnHan
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, alpha, beta, xDesc, xData, normScaleBiasDesc, normScale, normBias, exponentialAverageFactor, normMeanVarDesc, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, zDesc, zData, yDesc, yData, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8420,7 +8535,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnNormalizationBackward(cudnnHandle_t h
     } else {
         cubind_status = cubind_fn(handle, mode, normOps, algo, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dNormScaleBiasDesc, normScaleData, normBiasData, dNormScaleData, dNormBiasData, epsilon, normMeanVarDesc, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes, groupCnt);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8454,7 +8570,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfGridGeneratorBackward(cudnnH
     } else {
         cubind_status = cubind_fn(handle, stDesc, dgrid, dtheta);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8488,7 +8605,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSpatialTfSamplerBackward(cudnnHandle_
     } else {
         cubind_status = cubind_fn(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8522,7 +8640,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDropoutBackward(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dropoutDesc, dydesc, dy, dxdesc, dx, reserveSpace, reserveSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8556,7 +8675,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDescriptor(cudnnRNNDescripto
     } else {
         cubind_status = cubind_fn(rnnDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8590,7 +8710,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDescriptor(cudnnRNNDescript
     } else {
         cubind_status = cubind_fn(rnnDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8624,7 +8745,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDescriptor_v8(cudnnRNNDescripto
     } else {
         cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8658,7 +8780,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDescriptor_v8(cudnnRNNDescripto
     } else {
         cubind_status = cubind_fn(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8692,7 +8815,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v8(cudnnRNNDescriptor_t rn
     } else {
         cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8726,7 +8850,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNSetClip_v9(cudnnRNNDescriptor_t rn
     } else {
         cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8760,7 +8885,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rn
     } else {
         cubind_status = cubind_fn(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8794,7 +8920,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rn
     } else {
         cubind_status = cubind_fn(rnnDesc, clipMode, lclip, rclip);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8828,7 +8955,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnBuildRNNDynamic(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, miniBatch);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8862,7 +8990,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNTempSpaceSizes(cudnnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8896,7 +9025,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightSpaceSize(cudnnHandle_t h
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, weightSpaceSize);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8930,7 +9060,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNWeightParams(cudnnHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8964,7 +9095,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateRNNDataDescriptor(cudnnRNNDataD
     } else {
         cubind_status = cubind_fn(rnnDataDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -8998,7 +9130,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyRNNDataDescriptor(cudnnRNNData
     } else {
         cubind_status = cubind_fn(rnnDataDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9032,7 +9165,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetRNNDataDescriptor(cudnnRNNDataDesc
     } else {
         cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, seqLengthArray, paddingFill);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9066,7 +9200,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetRNNDataDescriptor(cudnnRNNDataDesc
     } else {
         cubind_status = cubind_fn(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9100,7 +9235,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNForward(cudnnHandle_t handle, cudn
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x, yDesc, y, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9134,7 +9270,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateSeqDataDescriptor(cudnnSeqDataD
     } else {
         cubind_status = cubind_fn(seqDataDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9168,7 +9305,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroySeqDataDescriptor(cudnnSeqData
     } else {
         cubind_status = cubind_fn(seqDataDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9202,7 +9340,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetSeqDataDescriptor(cudnnSeqDataDesc
     } else {
         cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9236,7 +9375,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetSeqDataDescriptor(const cudnnSeqDa
     } else {
         cubind_status = cubind_fn(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9270,7 +9410,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateAttnDescriptor(cudnnAttnDescrip
     } else {
         cubind_status = cubind_fn(attnDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9304,7 +9445,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyAttnDescriptor(cudnnAttnDescri
     } else {
         cubind_status = cubind_fn(attnDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9338,7 +9480,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetAttnDescriptor(cudnnAttnDescriptor
     } else {
         cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9372,7 +9515,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetAttnDescriptor(cudnnAttnDescriptor
     } else {
         cubind_status = cubind_fn(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9406,7 +9550,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnBuffers(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9440,7 +9585,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetMultiHeadAttnWeights(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9474,7 +9620,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnForward(cudnnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9508,7 +9655,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnAdvVersionCheck(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9542,7 +9690,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardData_v8(cudnnHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, devSeqLengths, yDesc, y, dy, xDesc, dx, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9576,7 +9725,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnRNNBackwardWeights_v8(cudnnHandle_t h
     } else {
         cubind_status = cubind_fn(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x, hDesc, hx, yDesc, y, weightSpaceSize, dweightSpace, workSpaceSize, workSpace, reserveSpaceSize, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9610,7 +9760,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardData(cudnnHandle
     } else {
         cubind_status = cubind_fn(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9644,7 +9795,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMultiHeadAttnBackwardWeights(cudnnHan
     } else {
         cubind_status = cubind_fn(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9678,7 +9830,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateCTCLossDescriptor(cudnnCTCLossD
     } else {
         cubind_status = cubind_fn(ctcLossDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9712,7 +9865,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor(cudnnCTCLossDesc
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9746,7 +9900,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptorEx(cudnnCTCLossDe
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9780,7 +9935,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v8(cudnnCTCLossD
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9814,7 +9970,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetCTCLossDescriptor_v9(cudnnCTCLossD
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9848,7 +10005,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor(cudnnCTCLossDesc
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9882,7 +10040,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptorEx(cudnnCTCLossDe
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9916,7 +10075,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v8(cudnnCTCLossD
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9950,7 +10110,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossDescriptor_v9(cudnnCTCLossD
     } else {
         cubind_status = cubind_fn(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -9984,7 +10145,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyCTCLossDescriptor(cudnnCTCLoss
     } else {
         cubind_status = cubind_fn(ctcLossDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10018,7 +10180,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss(cudnnHandle_t handle, const c
     } else {
         cubind_status = cubind_fn(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10052,7 +10215,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCTCLoss_v8(cudnnHandle_t handle, cudn
     } else {
         cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10086,7 +10250,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10120,7 +10285,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetCTCLossWorkspaceSize_v8(cudnnHandl
     } else {
         cubind_status = cubind_fn(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10154,7 +10320,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateConvolutionDescriptor(cudnnConv
     } else {
         cubind_status = cubind_fn(convDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10188,7 +10355,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyConvolutionDescriptor(cudnnCon
     } else {
         cubind_status = cubind_fn(convDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10222,7 +10390,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionMathType(cudnnConvoluti
     } else {
         cubind_status = cubind_fn(convDesc, mathType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10256,7 +10425,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionMathType(cudnnConvoluti
     } else {
         cubind_status = cubind_fn(convDesc, mathType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10290,7 +10460,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionGroupCount(cudnnConvolu
     } else {
         cubind_status = cubind_fn(convDesc, groupCount);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10324,7 +10495,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionGroupCount(cudnnConvolu
     } else {
         cubind_status = cubind_fn(convDesc, groupCount);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10358,7 +10530,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionReorderType(cudnnConvol
     } else {
         cubind_status = cubind_fn(convDesc, reorderType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10392,7 +10565,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionReorderType(cudnnConvol
     } else {
         cubind_status = cubind_fn(convDesc, reorderType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10426,7 +10600,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolution2dDescriptor(cudnnConvo
     } else {
         cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10460,7 +10635,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dDescriptor(const cudn
     } else {
         cubind_status = cubind_fn(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10494,7 +10670,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetConvolutionNdDescriptor(cudnnConvo
     } else {
         cubind_status = cubind_fn(convDesc, arrayLength, padA, filterStrideA, dilationA, mode, computeType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10528,7 +10705,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdDescriptor(const cudn
     } else {
         cubind_status = cubind_fn(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10562,7 +10740,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolution2dForwardOutputDim(cons
     } else {
         cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10596,7 +10775,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionNdForwardOutputDim(cons
     } else {
         cubind_status = cubind_fn(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10630,7 +10810,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithmMaxCoun
     } else {
         cubind_status = cubind_fn(handle, count);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10664,7 +10845,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardAlgorithm_v7(cud
     } else {
         cubind_status = cubind_fn(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10698,7 +10880,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithm(cudnn
     } else {
         cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10732,7 +10915,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionForwardAlgorithmEx(cud
     } else {
         cubind_status = cubind_fn(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10766,7 +10950,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnIm2Col(cudnnHandle_t handle, const cu
     } else {
         cubind_status = cubind_fn(handle, xDesc, x, wDesc, convDesc, colBuffer);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10800,7 +10985,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnReorderFilterAndBias(cudnnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, filterDesc, reorderType, filterData, reorderedFilterData, reorderBias, biasData, reorderedBiasData);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10834,7 +11020,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionForwardWorkspaceSize(cu
     } else {
         cubind_status = cubind_fn(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10868,7 +11055,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionForward(cudnnHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10902,7 +11090,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBiasActivationForward(cudn
     } else {
         cubind_status = cubind_fn(handle, alpha1, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes, alpha2, zDesc, z, biasDesc, bias, activationDesc, yDesc, y);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10936,7 +11125,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithmMa
     } else {
         cubind_status = cubind_fn(handle, count);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -10970,7 +11160,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithm(
     } else {
         cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11004,7 +11195,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardDataAlgorithmE
     } else {
         cubind_status = cubind_fn(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11038,7 +11230,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataAlgorithm_v
     } else {
         cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11072,7 +11265,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardDataWorkspaceSi
     } else {
         cubind_status = cubind_fn(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11106,7 +11300,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardData(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, alpha, wDesc, w, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dxDesc, dx);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11140,7 +11335,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFoldedConvBackwardDataDescriptors(
     } else {
         cubind_status = cubind_fn(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11174,7 +11370,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCnnVersionCheck(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11208,7 +11405,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm
     } else {
         cubind_status = cubind_fn(handle, count);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11242,7 +11440,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorith
     } else {
         cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11276,7 +11475,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFindConvolutionBackwardFilterAlgorith
     } else {
         cubind_status = cubind_fn(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11310,7 +11510,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterAlgorithm
     } else {
         cubind_status = cubind_fn(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11344,7 +11545,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetConvolutionBackwardFilterWorkspace
     } else {
         cubind_status = cubind_fn(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11378,7 +11580,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardFilter(cudnnHandle
     } else {
         cubind_status = cubind_fn(handle, alpha, xDesc, x, dyDesc, dy, convDesc, algo, workSpace, workSpaceSizeInBytes, beta, dwDesc, dw);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11412,7 +11615,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnConvolutionBackwardBias(cudnnHandle_t
     } else {
         cubind_status = cubind_fn(handle, alpha, dyDesc, dy, beta, dbDesc, db);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11446,7 +11650,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsConstParamPack(cudnnFus
     } else {
         cubind_status = cubind_fn(constPack, ops);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11480,7 +11685,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsConstParamPack(cudnnFu
     } else {
         cubind_status = cubind_fn(constPack);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11514,7 +11720,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsConstParamPackAttribute(cu
     } else {
         cubind_status = cubind_fn(constPack, paramLabel, param);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11548,7 +11755,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsConstParamPackAttribute(co
     } else {
         cubind_status = cubind_fn(constPack, paramLabel, param, isNULL);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11582,7 +11790,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsVariantParamPack(cudnnF
     } else {
         cubind_status = cubind_fn(varPack, ops);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11616,7 +11825,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsVariantParamPack(cudnn
     } else {
         cubind_status = cubind_fn(varPack);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11650,7 +11860,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnSetFusedOpsVariantParamPackAttribute(
     } else {
         cubind_status = cubind_fn(varPack, paramLabel, ptr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11684,7 +11895,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnGetFusedOpsVariantParamPackAttribute(
     } else {
         cubind_status = cubind_fn(varPack, paramLabel, ptr);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11718,7 +11930,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_
     } else {
         cubind_status = cubind_fn(plan, ops);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11752,7 +11965,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan
     } else {
         cubind_status = cubind_fn(plan);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11786,7 +12000,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnMakeFusedOpsPlan(cudnnHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, plan, constPack, workspaceSizeInBytes);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)
@@ -11820,7 +12035,8 @@ static CUBIND_COLD cudnnStatus_t slow_cudnnFusedOpsExecute(cudnnHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, plan, varPack);
         if (cubind_status != CUDNN_STATUS_SUCCESS)
-            cubind_status = (cudnnStatus_t)cubind__status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cudnnStatus_t)cubind__wrapper_status_error(&cubind__cudnn_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDNN_STATUS_SUCCESS)

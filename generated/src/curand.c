@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -467,7 +468,8 @@ static CUBIND_COLD curandStatus_t slow_curandCreateGenerator(curandGenerator_t *
     } else {
         cubind_status = cubind_fn(generator, rng_type);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -501,7 +503,8 @@ static CUBIND_COLD curandStatus_t slow_curandCreateGeneratorHost(curandGenerator
     } else {
         cubind_status = cubind_fn(generator, rng_type);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -535,7 +538,8 @@ static CUBIND_COLD curandStatus_t slow_curandDestroyGenerator(curandGenerator_t 
     } else {
         cubind_status = cubind_fn(generator);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -569,7 +573,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetVersion(int *version)
     } else {
         cubind_status = cubind_fn(version);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -603,7 +608,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetProperty(libraryPropertyType typ
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -637,7 +643,8 @@ static CUBIND_COLD curandStatus_t slow_curandSetStream(curandGenerator_t generat
     } else {
         cubind_status = cubind_fn(generator, stream);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -671,7 +678,8 @@ static CUBIND_COLD curandStatus_t slow_curandSetPseudoRandomGeneratorSeed(curand
     } else {
         cubind_status = cubind_fn(generator, seed);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -705,7 +713,8 @@ static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOffset(curandGenerator_
     } else {
         cubind_status = cubind_fn(generator, offset);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -739,7 +748,8 @@ static CUBIND_COLD curandStatus_t slow_curandSetGeneratorOrdering(curandGenerato
     } else {
         cubind_status = cubind_fn(generator, order);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -773,7 +783,8 @@ static CUBIND_COLD curandStatus_t slow_curandSetQuasiRandomGeneratorDimensions(c
     } else {
         cubind_status = cubind_fn(generator, num_dimensions);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -807,7 +818,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerate(curandGenerator_t generato
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -841,7 +853,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLongLong(curandGenerator_t 
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -875,7 +888,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateUniform(curandGenerator_t g
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -909,7 +923,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateUniformDouble(curandGenerat
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -943,7 +958,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateNormal(curandGenerator_t ge
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -977,7 +993,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateNormalDouble(curandGenerato
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1011,7 +1028,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormal(curandGenerator_t
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1045,7 +1063,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateLogNormalDouble(curandGener
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, mean, stddev);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1079,7 +1098,8 @@ static CUBIND_COLD curandStatus_t slow_curandCreatePoissonDistribution(double la
     } else {
         cubind_status = cubind_fn(lambda, discrete_distribution);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1113,7 +1133,8 @@ static CUBIND_COLD curandStatus_t slow_curandDestroyDistribution(curandDiscreteD
     } else {
         cubind_status = cubind_fn(discrete_distribution);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1147,7 +1168,8 @@ static CUBIND_COLD curandStatus_t slow_curandGeneratePoisson(curandGenerator_t g
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, lambda);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1181,7 +1203,8 @@ static CUBIND_COLD curandStatus_t slow_curandGeneratePoissonMethod(curandGenerat
     } else {
         cubind_status = cubind_fn(generator, outputPtr, n, lambda, method);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1215,7 +1238,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateBinomial(curandGenerator_t 
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num, n, p);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1249,7 +1273,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateBinomialMethod(curandGenera
     } else {
         cubind_status = cubind_fn(generator, outputPtr, num, n, p, method);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1283,7 +1308,8 @@ static CUBIND_COLD curandStatus_t slow_curandGenerateSeeds(curandGenerator_t gen
     } else {
         cubind_status = cubind_fn(generator);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1317,7 +1343,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors32(curandDirecti
     } else {
         cubind_status = cubind_fn(vectors, set);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1351,7 +1378,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants32(unsigned int
     } else {
         cubind_status = cubind_fn(constants);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1385,7 +1413,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetDirectionVectors64(curandDirecti
     } else {
         cubind_status = cubind_fn(vectors, set);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)
@@ -1419,7 +1448,8 @@ static CUBIND_COLD curandStatus_t slow_curandGetScrambleConstants64(unsigned lon
     } else {
         cubind_status = cubind_fn(constants);
         if (cubind_status != CURAND_STATUS_SUCCESS)
-            cubind_status = (curandStatus_t)cubind__status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (curandStatus_t)cubind__wrapper_status_error(&cubind__curand_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CURAND_STATUS_SUCCESS)

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -4392,7 +4393,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverGetProperty(libraryPropertyType
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4426,7 +4428,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverGetVersion(int *version)
     } else {
         cubind_status = cubind_fn(version);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4460,7 +4463,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCreate(cusolverDnHandle_t *ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4494,7 +4498,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDestroy(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4528,7 +4533,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSetStream(cusolverDnHandle_t 
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4562,7 +4568,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnGetStream(cusolverDnHandle_t 
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4596,7 +4603,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSetDeterministicMode(cusolver
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4630,7 +4638,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnGetDeterministicMode(cusolver
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4664,7 +4673,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSetMathMode(cusolverDnHandle_
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4698,7 +4708,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnGetMathMode(cusolverDnHandle_
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4732,7 +4743,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSetEmulationStrategy(cusolver
     } else {
         cubind_status = cubind_fn(handle, strategy);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4766,7 +4778,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnGetEmulationStrategy(cusolver
     } else {
         cubind_status = cubind_fn(handle, strategy);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4800,7 +4813,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsCreate(cusolverDnIRS
     } else {
         cubind_status = cubind_fn(params_ptr);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4834,7 +4848,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsDestroy(cusolverDnIR
     } else {
         cubind_status = cubind_fn(params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4868,7 +4883,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetRefinementSolver(
     } else {
         cubind_status = cubind_fn(params, refinement_solver);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4902,7 +4918,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetSolverMainPrecisi
     } else {
         cubind_status = cubind_fn(params, solver_main_precision);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4936,7 +4953,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetSolverLowestPreci
     } else {
         cubind_status = cubind_fn(params, solver_lowest_precision);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -4970,7 +4988,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetSolverPrecisions(
     } else {
         cubind_status = cubind_fn(params, solver_main_precision, solver_lowest_precision);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5004,7 +5023,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetTol(cusolverDnIRS
     } else {
         cubind_status = cubind_fn(params, val);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5038,7 +5058,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetTolInner(cusolver
     } else {
         cubind_status = cubind_fn(params, val);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5072,7 +5093,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetMaxIters(cusolver
     } else {
         cubind_status = cubind_fn(params, maxiters);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5106,7 +5128,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsSetMaxItersInner(cus
     } else {
         cubind_status = cubind_fn(params, maxiters_inner);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5140,7 +5163,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsGetMaxIters(cusolver
     } else {
         cubind_status = cubind_fn(params, maxiters);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5174,7 +5198,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsEnableFallback(cusol
     } else {
         cubind_status = cubind_fn(params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5208,7 +5233,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSParamsDisableFallback(cuso
     } else {
         cubind_status = cubind_fn(params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5242,7 +5268,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosDestroy(cusolverDnIRS
     } else {
         cubind_status = cubind_fn(infos);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5276,7 +5303,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosCreate(cusolverDnIRSI
     } else {
         cubind_status = cubind_fn(infos_ptr);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5310,7 +5338,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosGetNiters(cusolverDnI
     } else {
         cubind_status = cubind_fn(infos, niters);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5344,7 +5373,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosGetOuterNiters(cusolv
     } else {
         cubind_status = cubind_fn(infos, outer_niters);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5378,7 +5408,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosRequestResidual(cusol
     } else {
         cubind_status = cubind_fn(infos);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5412,7 +5443,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosGetResidualHistory(cu
     } else {
         cubind_status = cubind_fn(infos, residual_history);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5446,7 +5478,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSInfosGetMaxIters(cusolverD
     } else {
         cubind_status = cubind_fn(infos, maxiters);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5480,7 +5513,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZZgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5514,7 +5548,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZCgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5548,7 +5583,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZKgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5582,7 +5618,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZEgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5616,7 +5653,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZYgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5650,7 +5688,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCCgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5684,7 +5723,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCEgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5718,7 +5758,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCKgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5752,7 +5793,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCYgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5786,7 +5828,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDDgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5820,7 +5863,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDSgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5854,7 +5898,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDHgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5888,7 +5933,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDBgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5922,7 +5968,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDXgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5956,7 +6003,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSSgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -5990,7 +6038,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSHgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6024,7 +6073,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSBgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6058,7 +6108,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSXgesv(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6092,7 +6143,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZZgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6126,7 +6178,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZCgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6160,7 +6213,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZKgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6194,7 +6248,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZEgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6228,7 +6283,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZYgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6262,7 +6318,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCCgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6296,7 +6353,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCKgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6330,7 +6388,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCEgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6364,7 +6423,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCYgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6398,7 +6458,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDDgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6432,7 +6493,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDSgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6466,7 +6528,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDHgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6500,7 +6563,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDBgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6534,7 +6598,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDXgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6568,7 +6633,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSSgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6602,7 +6668,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSHgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6636,7 +6703,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSBgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6670,7 +6738,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSXgesv_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6704,7 +6773,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZZgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6738,7 +6808,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZCgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6772,7 +6843,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZKgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6806,7 +6878,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZEgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6840,7 +6913,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZYgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6874,7 +6948,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCCgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6908,7 +6983,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCKgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6942,7 +7018,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCEgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -6976,7 +7053,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCYgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7010,7 +7088,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDDgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7044,7 +7123,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDSgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7078,7 +7158,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDHgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7112,7 +7193,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDBgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7146,7 +7228,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDXgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7180,7 +7263,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSSgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7214,7 +7298,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSHgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7248,7 +7333,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSBgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7282,7 +7368,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSXgels(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7316,7 +7403,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZZgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7350,7 +7438,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZCgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7384,7 +7473,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZKgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7418,7 +7508,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZEgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7452,7 +7543,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZYgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7486,7 +7578,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCCgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7520,7 +7613,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCKgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7554,7 +7648,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCEgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7588,7 +7683,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCYgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7622,7 +7718,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDDgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7656,7 +7753,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDSgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7690,7 +7788,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDHgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7724,7 +7823,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDBgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7758,7 +7858,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDXgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7792,7 +7893,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSSgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7826,7 +7928,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSHgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7860,7 +7963,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSBgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7894,7 +7998,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSXgels_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7928,7 +8033,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSXgesv(cusolverDnHandle_t h
     } else {
         cubind_status = cubind_fn(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7962,7 +8068,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSXgesv_bufferSize(cusolverD
     } else {
         cubind_status = cubind_fn(handle, params, n, nrhs, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -7996,7 +8103,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSXgels(cusolverDnHandle_t h
     } else {
         cubind_status = cubind_fn(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8030,7 +8138,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnIRSXgels_bufferSize(cusolverD
     } else {
         cubind_status = cubind_fn(handle, params, m, n, nrhs, lwork_bytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8064,7 +8173,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8098,7 +8208,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8132,7 +8243,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8166,7 +8278,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8200,7 +8313,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8234,7 +8348,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8268,7 +8383,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8302,7 +8418,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8336,7 +8453,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8370,7 +8488,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8404,7 +8523,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8438,7 +8558,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8472,7 +8593,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotrfBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8506,7 +8628,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotrfBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8540,7 +8663,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotrfBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8574,7 +8698,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotrfBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, Aarray, lda, infoArray, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8608,7 +8733,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotrsBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8642,7 +8768,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotrsBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8676,7 +8803,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotrsBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8710,7 +8838,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotrsBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8744,7 +8873,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8778,7 +8908,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8812,7 +8943,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8846,7 +8978,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8880,7 +9013,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSpotri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8914,7 +9048,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDpotri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8948,7 +9083,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCpotri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -8982,7 +9118,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZpotri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9016,7 +9153,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXtrtri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9050,7 +9188,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXtrtri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9084,7 +9223,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSlauum_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9118,7 +9258,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDlauum_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9152,7 +9293,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnClauum_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9186,7 +9328,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZlauum_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9220,7 +9363,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSlauum(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9254,7 +9398,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDlauum(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9288,7 +9433,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnClauum(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9322,7 +9468,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZlauum(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9356,7 +9503,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgetrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9390,7 +9538,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgetrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9424,7 +9573,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgetrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9458,7 +9608,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgetrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9492,7 +9643,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgetrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9526,7 +9678,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgetrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9560,7 +9713,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgetrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9594,7 +9748,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgetrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9628,7 +9783,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSlaswp(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9662,7 +9818,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDlaswp(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9696,7 +9853,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnClaswp(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9730,7 +9888,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZlaswp(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, k1, k2, devIpiv, incx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9764,7 +9923,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgetrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9798,7 +9958,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgetrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9832,7 +9993,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgetrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9866,7 +10028,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgetrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9900,7 +10063,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgeqrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9934,7 +10098,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgeqrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -9968,7 +10133,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgeqrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10002,7 +10168,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgeqrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10036,7 +10203,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgeqrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10070,7 +10238,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgeqrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10104,7 +10273,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgeqrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10138,7 +10308,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgeqrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10172,7 +10343,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10206,7 +10378,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10240,7 +10413,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10274,7 +10448,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10308,7 +10483,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10342,7 +10518,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10376,7 +10553,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10410,7 +10588,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10444,7 +10623,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSormqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10478,7 +10658,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDormqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10512,7 +10693,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCunmqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10546,7 +10728,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZunmqr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10580,7 +10763,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSormqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10614,7 +10798,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDormqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10648,7 +10833,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCunmqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10682,7 +10868,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZunmqr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10716,7 +10903,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10750,7 +10938,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10784,7 +10973,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCsytrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10818,7 +11008,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZsytrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, n, A, lda, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10852,7 +11043,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10886,7 +11078,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10920,7 +11113,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCsytrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10954,7 +11148,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZsytrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -10988,7 +11183,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsytrs_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11022,7 +11218,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsytrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11056,7 +11253,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11090,7 +11288,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11124,7 +11323,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCsytri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11158,7 +11358,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZsytri_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11192,7 +11393,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11226,7 +11428,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11260,7 +11463,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCsytri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11294,7 +11498,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZsytri(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, ipiv, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11328,7 +11533,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgebrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11362,7 +11568,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgebrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11396,7 +11603,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgebrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11430,7 +11638,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgebrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, Lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11464,7 +11673,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgebrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11498,7 +11708,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgebrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11532,7 +11743,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgebrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11566,7 +11778,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgebrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11600,7 +11813,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgbr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11634,7 +11848,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgbr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11668,7 +11883,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungbr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11702,7 +11918,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungbr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11736,7 +11953,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgbr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11770,7 +11988,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgbr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11804,7 +12023,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungbr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11838,7 +12058,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungbr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, m, n, k, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11872,7 +12093,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11906,7 +12128,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11940,7 +12163,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChetrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -11974,7 +12198,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhetrd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12008,7 +12233,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsytrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12042,7 +12268,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsytrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12076,7 +12303,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChetrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12110,7 +12338,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhetrd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12144,7 +12373,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12178,7 +12408,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12212,7 +12443,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12246,7 +12478,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12280,7 +12513,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSorgtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12314,7 +12548,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDorgtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12348,7 +12583,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCungtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12382,7 +12618,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZungtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, uplo, n, A, lda, tau, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12416,7 +12653,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSormtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12450,7 +12688,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDormtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12484,7 +12723,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCunmtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12518,7 +12758,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZunmtr_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12552,7 +12793,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSormtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12586,7 +12828,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDormtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12620,7 +12863,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCunmtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12654,7 +12898,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZunmtr(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12688,7 +12933,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12722,7 +12968,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12756,7 +13003,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12790,7 +13038,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, m, n, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12824,7 +13073,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12858,7 +13108,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12892,7 +13143,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12926,7 +13178,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12960,7 +13213,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -12994,7 +13248,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13028,7 +13283,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13062,7 +13318,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13096,7 +13353,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13130,7 +13388,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13164,7 +13423,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13198,7 +13458,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13232,7 +13493,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13266,7 +13528,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13300,7 +13563,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13334,7 +13598,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13368,7 +13633,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13402,7 +13668,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13436,7 +13703,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13470,7 +13738,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13504,7 +13773,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13538,7 +13808,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13572,7 +13843,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13606,7 +13878,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13640,7 +13913,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13674,7 +13948,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13708,7 +13983,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13742,7 +14018,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13776,7 +14053,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13810,7 +14088,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13844,7 +14123,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13878,7 +14158,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13912,7 +14193,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13946,7 +14228,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -13980,7 +14263,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14014,7 +14298,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14048,7 +14333,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCreateSyevjInfo(syevjInfo_t *
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14082,7 +14368,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDestroySyevjInfo(syevjInfo_t 
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14116,7 +14403,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevjSetTolerance(syevjInfo_
     } else {
         cubind_status = cubind_fn(info, tolerance);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14150,7 +14438,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevjSetMaxSweeps(syevjInfo_
     } else {
         cubind_status = cubind_fn(info, max_sweeps);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14184,7 +14473,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevjSetSortEig(syevjInfo_t 
     } else {
         cubind_status = cubind_fn(info, sort_eig);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14218,7 +14508,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevjGetResidual(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, info, residual);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14252,7 +14543,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevjGetSweeps(cusolverDnHan
     } else {
         cubind_status = cubind_fn(handle, info, executed_sweeps);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14286,7 +14578,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevjBatched_bufferSize(cuso
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14320,7 +14613,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevjBatched_bufferSize(cuso
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14354,7 +14648,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevjBatched_bufferSize(cuso
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14388,7 +14683,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevjBatched_bufferSize(cuso
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14422,7 +14718,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevjBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14456,7 +14753,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevjBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14490,7 +14788,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevjBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14524,7 +14823,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevjBatched(cusolverDnHandl
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14558,7 +14858,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14592,7 +14893,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14626,7 +14928,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14660,7 +14963,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14694,7 +14998,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsyevj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14728,7 +15033,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsyevj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14762,7 +15068,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCheevj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14796,7 +15103,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZheevj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14830,7 +15138,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14864,7 +15173,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14898,7 +15208,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14932,7 +15243,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvj_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -14966,7 +15278,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSsygvj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15000,7 +15313,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDsygvj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15034,7 +15348,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnChegvj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15068,7 +15383,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZhegvj(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15102,7 +15418,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCreateGesvdjInfo(gesvdjInfo_t
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15136,7 +15453,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDestroyGesvdjInfo(gesvdjInfo_
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15170,7 +15488,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdjSetTolerance(gesvdjInf
     } else {
         cubind_status = cubind_fn(info, tolerance);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15204,7 +15523,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdjSetMaxSweeps(gesvdjInf
     } else {
         cubind_status = cubind_fn(info, max_sweeps);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15238,7 +15558,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdjSetSortEig(gesvdjInfo_
     } else {
         cubind_status = cubind_fn(info, sort_svd);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15272,7 +15593,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdjGetResidual(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, info, residual);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15306,7 +15628,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdjGetSweeps(cusolverDnHa
     } else {
         cubind_status = cubind_fn(handle, info, executed_sweeps);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15340,7 +15663,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdjBatched_bufferSize(cus
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15374,7 +15698,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdjBatched_bufferSize(cus
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15408,7 +15733,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdjBatched_bufferSize(cus
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15442,7 +15768,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdjBatched_bufferSize(cus
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 325, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 325, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15476,7 +15803,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdjBatched(cusolverDnHand
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 326, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 326, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15510,7 +15838,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdjBatched(cusolverDnHand
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 327, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 327, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15544,7 +15873,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdjBatched(cusolverDnHand
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 328, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 328, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15578,7 +15908,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdjBatched(cusolverDnHand
     } else {
         cubind_status = cubind_fn(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 329, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 329, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15612,7 +15943,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdj_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 330, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 330, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15646,7 +15978,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdj_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 331, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 331, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15680,7 +16013,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdj_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 332, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 332, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15714,7 +16048,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdj_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 333, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 333, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15748,7 +16083,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdj(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 334, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 334, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15782,7 +16118,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdj(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 335, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 335, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15816,7 +16153,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdj(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 336, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 336, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15850,7 +16188,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdj(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 337, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 337, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15884,7 +16223,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdaStridedBatched_bufferS
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 338, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 338, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15918,7 +16258,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdaStridedBatched_bufferS
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 339, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 339, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15952,7 +16293,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdaStridedBatched_bufferS
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 340, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 340, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -15986,7 +16328,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdaStridedBatched_bufferS
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 341, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 341, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16020,7 +16363,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSgesvdaStridedBatched(cusolve
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 342, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 342, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16054,7 +16398,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDgesvdaStridedBatched(cusolve
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 343, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 343, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16088,7 +16433,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCgesvdaStridedBatched(cusolve
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 344, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 344, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16122,7 +16468,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnZgesvdaStridedBatched(cusolve
     } else {
         cubind_status = cubind_fn(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 345, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 345, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16156,7 +16503,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnCreateParams(cusolverDnParams
     } else {
         cubind_status = cubind_fn(params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 346, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 346, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16190,7 +16538,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnDestroyParams(cusolverDnParam
     } else {
         cubind_status = cubind_fn(params);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 347, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 347, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16224,7 +16573,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnSetAdvOptions(cusolverDnParam
     } else {
         cubind_status = cubind_fn(params, function, algo);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 348, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 348, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16258,7 +16608,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXpotrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 349, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 349, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16292,7 +16643,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXpotrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 350, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 350, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16326,7 +16678,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXpotrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 351, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 351, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16360,7 +16713,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgeqrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 352, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 352, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16394,7 +16748,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgeqrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 353, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 353, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16428,7 +16783,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgetrf_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 354, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 354, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16462,7 +16818,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgetrf(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 355, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 355, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16496,7 +16853,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgetrs(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 356, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 356, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16530,7 +16888,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 357, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 357, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16564,7 +16923,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 358, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 358, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16598,7 +16958,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevBatched_bufferSize(cusol
     } else {
         cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 359, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 359, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16632,7 +16993,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevBatched(cusolverDnHandle
     } else {
         cubind_status = cubind_fn(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 360, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 360, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16666,7 +17028,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevdx_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 361, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 361, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16700,7 +17063,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXsyevdx(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 362, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 362, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16734,7 +17098,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgeev_bufferSize(cusolverDnHa
     } else {
         cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 363, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 363, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16768,7 +17133,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgeev(cusolverDnHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 364, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 364, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16802,7 +17168,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvd_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 365, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 365, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16836,7 +17203,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvd(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 366, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 366, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16870,7 +17238,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdp_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 367, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 367, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16904,7 +17273,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdp(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 368, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 368, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16938,7 +17308,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdr_bufferSize(cusolverDn
     } else {
         cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 369, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 369, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -16972,7 +17343,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXgesvdr(cusolverDnHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 370, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 370, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17006,7 +17378,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXlarft_bufferSize(cusolverDnH
     } else {
         cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 371, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 371, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17040,7 +17413,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnXlarft(cusolverDnHandle_t han
     } else {
         cubind_status = cubind_fn(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 372, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 372, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17074,7 +17448,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerSetCallback(cusolverDnL
     } else {
         cubind_status = cubind_fn(callback);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 373, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 373, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17108,7 +17483,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerSetFile(FILE *file)
     } else {
         cubind_status = cubind_fn(file);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 374, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 374, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17142,7 +17518,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerOpenFile(const char *lo
     } else {
         cubind_status = cubind_fn(logFile);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 375, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 375, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17176,7 +17553,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerSetLevel(int level)
     } else {
         cubind_status = cubind_fn(level);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 376, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 376, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17210,7 +17588,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerSetMask(int mask)
     } else {
         cubind_status = cubind_fn(mask);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 377, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 377, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17244,7 +17623,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverDnLoggerForceDisable(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 378, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 378, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17278,7 +17658,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreate(cusolverSpHandle_t *ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 379, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 379, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17312,7 +17693,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroy(cusolverSpHandle_t ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 380, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 380, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17346,7 +17728,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpSetStream(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 381, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 381, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17380,7 +17763,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpGetStream(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 382, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 382, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17414,7 +17798,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrissymHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 383, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 383, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17448,7 +17833,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsvluHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 384, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 384, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17482,7 +17868,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsvluHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 385, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 385, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17516,7 +17903,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsvluHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 386, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 386, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17550,7 +17938,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsvluHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 387, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 387, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17584,7 +17973,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsvqr(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 388, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 388, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17618,7 +18008,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsvqr(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 389, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 389, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17652,7 +18043,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsvqr(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 390, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 390, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17686,7 +18078,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsvqr(cusolverSpHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 391, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 391, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17720,7 +18113,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsvqrHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 392, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 392, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17754,7 +18148,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsvqrHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 393, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 393, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17788,7 +18183,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsvqrHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 394, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 394, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17822,7 +18218,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsvqrHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 395, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 395, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17856,7 +18253,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsvcholHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 396, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 396, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17890,7 +18288,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsvcholHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 397, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 397, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17924,7 +18323,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsvcholHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 398, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 398, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17958,7 +18358,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsvcholHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 399, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 399, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -17992,7 +18393,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsvchol(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 400, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 400, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18026,7 +18428,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsvchol(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 401, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 401, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18060,7 +18463,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsvchol(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 402, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 402, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18094,7 +18498,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsvchol(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 403, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 403, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18128,7 +18533,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrlsqvqrHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 404, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 404, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18162,7 +18568,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrlsqvqrHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 405, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 405, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18196,7 +18603,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrlsqvqrHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 406, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 406, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18230,7 +18638,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrlsqvqrHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 407, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 407, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18264,7 +18673,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsreigvsiHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 408, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 408, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18298,7 +18708,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsreigvsiHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 409, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 409, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18332,7 +18743,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsreigvsiHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 410, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 410, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18366,7 +18778,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsreigvsiHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 411, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 411, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18400,7 +18813,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsreigvsi(cusolverSpHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 412, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 412, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18434,7 +18848,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsreigvsi(cusolverSpHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 413, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 413, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18468,7 +18883,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsreigvsi(cusolverSpHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 414, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 414, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18502,7 +18918,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsreigvsi(cusolverSpHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 415, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 415, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18536,7 +18953,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsreigsHost(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 416, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 416, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18570,7 +18988,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsreigsHost(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 417, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 417, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18604,7 +19023,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsreigsHost(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 418, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 418, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18638,7 +19058,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsreigsHost(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 419, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 419, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18672,7 +19093,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrsymrcmHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 420, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 420, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18706,7 +19128,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrsymmdqHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 421, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 421, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18740,7 +19163,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrsymamdHost(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 422, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 422, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18774,7 +19198,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrmetisndHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 423, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 423, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18808,7 +19233,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrzfdHost(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 424, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 424, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18842,7 +19268,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrzfdHost(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 425, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 425, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18876,7 +19303,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrzfdHost(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 426, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 426, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18910,7 +19338,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrzfdHost(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 427, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 427, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18944,7 +19373,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrperm_bufferSizeHost(cusol
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 428, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 428, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -18978,7 +19408,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrpermHost(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 429, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 429, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19012,7 +19443,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreateCsrqrInfo(csrqrInfo_t *
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 430, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 430, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19046,7 +19478,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroyCsrqrInfo(csrqrInfo_t 
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 431, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 431, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19080,7 +19513,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrqrAnalysisBatched(cusolve
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 432, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 432, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19114,7 +19548,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrBufferInfoBatched(cusol
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 433, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 433, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19148,7 +19583,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrBufferInfoBatched(cusol
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 434, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 434, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19182,7 +19618,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrBufferInfoBatched(cusol
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 435, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 435, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19216,7 +19653,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrBufferInfoBatched(cusol
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 436, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 436, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19250,7 +19688,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrsvBatched(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 437, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 437, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19284,7 +19723,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrsvBatched(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 438, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 438, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19318,7 +19758,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrsvBatched(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 439, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 439, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19352,7 +19793,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrsvBatched(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 440, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 440, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19386,7 +19828,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreateCsrluInfoHost(csrluInfo
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 441, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 441, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19420,7 +19863,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroyCsrluInfoHost(csrluInf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 442, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 442, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19454,7 +19898,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrluAnalysisHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 443, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 443, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19488,7 +19933,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrluBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 444, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 444, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19522,7 +19968,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrluBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 445, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 445, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19556,7 +20003,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrluBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 446, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 446, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19590,7 +20038,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrluBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 447, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 447, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19624,7 +20073,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrluFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 448, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 448, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19658,7 +20108,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrluFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 449, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 449, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19692,7 +20143,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrluFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 450, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 450, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19726,7 +20178,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrluFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pivot_threshold, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 451, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 451, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19760,7 +20213,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrluZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 452, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 452, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19794,7 +20248,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrluZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 453, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 453, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19828,7 +20283,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrluZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 454, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 454, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19862,7 +20318,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrluZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 455, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 455, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19896,7 +20353,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrluSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 456, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 456, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19930,7 +20388,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrluSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 457, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 457, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19964,7 +20423,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrluSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 458, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 458, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -19998,7 +20458,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrluSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 459, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 459, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20032,7 +20493,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrluNnzHost(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, nnzLRef, nnzURef, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 460, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 460, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20066,7 +20528,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrluExtractHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 461, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 461, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20100,7 +20563,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrluExtractHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 462, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 462, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20134,7 +20598,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrluExtractHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 463, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 463, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20168,7 +20633,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrluExtractHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 464, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 464, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20202,7 +20668,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreateCsrqrInfoHost(csrqrInfo
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 465, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 465, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20236,7 +20703,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroyCsrqrInfoHost(csrqrInf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 466, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 466, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20270,7 +20738,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrqrAnalysisHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 467, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 467, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20304,7 +20773,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 468, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 468, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20338,7 +20808,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 469, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 469, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20372,7 +20843,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 470, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 470, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20406,7 +20878,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrBufferInfoHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 471, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 471, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20440,7 +20913,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrSetupHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 472, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 472, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20474,7 +20948,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrSetupHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 473, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 473, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20508,7 +20983,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrSetupHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 474, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 474, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20542,7 +21018,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrSetupHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 475, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 475, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20576,7 +21053,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 476, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 476, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20610,7 +21088,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 477, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 477, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20644,7 +21123,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 478, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 478, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20678,7 +21158,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrFactorHost(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 479, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 479, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20712,7 +21193,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 480, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 480, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20746,7 +21228,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 481, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 481, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20780,7 +21263,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 482, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 482, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20814,7 +21298,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrZeroPivotHost(cusolverS
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 483, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 483, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20848,7 +21333,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 484, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 484, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20882,7 +21368,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 485, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 485, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20916,7 +21403,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 486, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 486, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20950,7 +21438,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrSolveHost(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 487, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 487, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -20984,7 +21473,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrqrAnalysis(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 488, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 488, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21018,7 +21508,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrBufferInfo(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 489, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 489, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21052,7 +21543,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrBufferInfo(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 490, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 490, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21086,7 +21578,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrBufferInfo(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 491, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 491, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21120,7 +21613,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrBufferInfo(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 492, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 492, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21154,7 +21648,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrSetup(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 493, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 493, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21188,7 +21683,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrSetup(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 494, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 494, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21222,7 +21718,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrSetup(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 495, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 495, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21256,7 +21753,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrSetup(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, mu, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 496, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 496, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21290,7 +21788,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrFactor(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 497, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 497, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21324,7 +21823,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrFactor(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 498, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 498, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21358,7 +21858,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrFactor(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 499, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 499, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21392,7 +21893,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrFactor(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 500, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 500, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21426,7 +21928,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrZeroPivot(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 501, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 501, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21460,7 +21963,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrZeroPivot(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 502, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 502, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21494,7 +21998,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrZeroPivot(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 503, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 503, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21528,7 +22033,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrZeroPivot(cusolverSpHan
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 504, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 504, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21562,7 +22068,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrqrSolve(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 505, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 505, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21596,7 +22103,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrqrSolve(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 506, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 506, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21630,7 +22138,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrqrSolve(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 507, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 507, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21664,7 +22173,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrqrSolve(cusolverSpHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 508, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 508, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21698,7 +22208,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreateCsrcholInfoHost(csrchol
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 509, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 509, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21732,7 +22243,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroyCsrcholInfoHost(csrcho
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 510, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 510, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21766,7 +22278,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrcholAnalysisHost(cusolver
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 511, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 511, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21800,7 +22313,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholBufferInfoHost(cusolv
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 512, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 512, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21834,7 +22348,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholBufferInfoHost(cusolv
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 513, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 513, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21868,7 +22383,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholBufferInfoHost(cusolv
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 514, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 514, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21902,7 +22418,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholBufferInfoHost(cusolv
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 515, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 515, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21936,7 +22453,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholFactorHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 516, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 516, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -21970,7 +22488,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholFactorHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 517, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 517, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22004,7 +22523,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholFactorHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 518, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 518, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22038,7 +22558,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholFactorHost(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 519, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 519, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22072,7 +22593,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholZeroPivotHost(cusolve
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 520, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 520, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22106,7 +22628,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholZeroPivotHost(cusolve
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 521, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 521, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22140,7 +22663,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholZeroPivotHost(cusolve
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 522, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 522, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22174,7 +22698,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholZeroPivotHost(cusolve
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 523, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 523, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22208,7 +22733,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholSolveHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 524, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 524, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22242,7 +22768,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholSolveHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 525, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 525, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22276,7 +22803,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholSolveHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 526, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 526, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22310,7 +22838,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholSolveHost(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 527, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 527, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22344,7 +22873,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCreateCsrcholInfo(csrcholInfo
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 528, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 528, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22378,7 +22908,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDestroyCsrcholInfo(csrcholInf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 529, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 529, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22412,7 +22943,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpXcsrcholAnalysis(cusolverSpHa
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 530, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 530, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22446,7 +22978,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholBufferInfo(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 531, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 531, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22480,7 +23013,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholBufferInfo(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 532, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 532, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22514,7 +23048,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholBufferInfo(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 533, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 533, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22548,7 +23083,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholBufferInfo(cusolverSp
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 534, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 534, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22582,7 +23118,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholFactor(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 535, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 535, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22616,7 +23153,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholFactor(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 536, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 536, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22650,7 +23188,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholFactor(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 537, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 537, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22684,7 +23223,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholFactor(cusolverSpHand
     } else {
         cubind_status = cubind_fn(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 538, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 538, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22718,7 +23258,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholZeroPivot(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 539, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 539, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22752,7 +23293,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholZeroPivot(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 540, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 540, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22786,7 +23328,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholZeroPivot(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 541, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 541, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22820,7 +23363,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholZeroPivot(cusolverSpH
     } else {
         cubind_status = cubind_fn(handle, info, tol, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 542, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 542, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22854,7 +23398,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholSolve(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 543, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 543, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22888,7 +23433,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholSolve(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 544, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 544, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22922,7 +23468,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholSolve(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 545, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 545, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22956,7 +23503,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholSolve(cusolverSpHandl
     } else {
         cubind_status = cubind_fn(handle, n, b, x, info, pBuffer);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 546, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 546, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -22990,7 +23538,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpScsrcholDiag(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, info, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 547, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 547, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23024,7 +23573,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpDcsrcholDiag(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, info, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 548, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 548, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23058,7 +23608,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpCcsrcholDiag(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, info, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 549, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 549, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23092,7 +23643,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverSpZcsrcholDiag(cusolverSpHandle
     } else {
         cubind_status = cubind_fn(handle, info, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 550, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 550, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23126,7 +23678,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfCreate(cusolverRfHandle_t *ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 551, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 551, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23160,7 +23713,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfDestroy(cusolverRfHandle_t ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 552, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 552, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23194,7 +23748,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfGetMatrixFormat(cusolverRfHan
     } else {
         cubind_status = cubind_fn(handle, format, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 553, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 553, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23228,7 +23783,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetMatrixFormat(cusolverRfHan
     } else {
         cubind_status = cubind_fn(handle, format, diag);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 554, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 554, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23262,7 +23818,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetNumericProperties(cusolver
     } else {
         cubind_status = cubind_fn(handle, zero, boost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 555, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 555, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23296,7 +23853,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfGetNumericProperties(cusolver
     } else {
         cubind_status = cubind_fn(handle, zero, boost);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 556, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 556, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23330,7 +23888,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfGetNumericBoostReport(cusolve
     } else {
         cubind_status = cubind_fn(handle, report);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 557, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 557, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23364,7 +23923,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetAlgs(cusolverRfHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, factAlg, solveAlg);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 558, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 558, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23398,7 +23958,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfGetAlgs(cusolverRfHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, factAlg, solveAlg);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 559, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 559, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23432,7 +23993,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfGetResetValuesFastMode(cusolv
     } else {
         cubind_status = cubind_fn(handle, fastMode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 560, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 560, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23466,7 +24028,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetResetValuesFastMode(cusolv
     } else {
         cubind_status = cubind_fn(handle, fastMode);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 561, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 561, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23500,7 +24063,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetupHost(int n, int nnzA, in
     } else {
         cubind_status = cubind_fn(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 562, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 562, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23534,7 +24098,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSetupDevice(int n, int nnzA, 
     } else {
         cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 563, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 563, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23568,7 +24133,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfResetValues(int n, int nnzA, 
     } else {
         cubind_status = cubind_fn(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 564, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 564, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23602,7 +24168,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfAnalyze(cusolverRfHandle_t ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 565, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 565, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23636,7 +24203,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfRefactor(cusolverRfHandle_t h
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 566, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 566, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23670,7 +24238,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfAccessBundledFactorsDevice(cu
     } else {
         cubind_status = cubind_fn(handle, nnzM, Mp, Mi, Mx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 567, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 567, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23704,7 +24273,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfExtractBundledFactorsHost(cus
     } else {
         cubind_status = cubind_fn(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 568, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 568, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23738,7 +24308,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfExtractSplitFactorsHost(cusol
     } else {
         cubind_status = cubind_fn(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 569, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 569, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23772,7 +24343,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfSolve(cusolverRfHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 570, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 570, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23806,7 +24378,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchSetupHost(int batchSize,
     } else {
         cubind_status = cubind_fn(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 571, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 571, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23840,7 +24413,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchResetValues(int batchSiz
     } else {
         cubind_status = cubind_fn(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 572, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 572, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23874,7 +24448,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchAnalyze(cusolverRfHandle
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 573, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 573, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23908,7 +24483,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchRefactor(cusolverRfHandl
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 574, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 574, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23942,7 +24518,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchSolve(cusolverRfHandle_t
     } else {
         cubind_status = cubind_fn(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 575, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 575, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -23976,7 +24553,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverRfBatchZeroPivot(cusolverRfHand
     } else {
         cubind_status = cubind_fn(handle, position);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolver_symbols.table, 576, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolver_symbols.table, 576, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)

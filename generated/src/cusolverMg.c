@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -425,7 +426,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreate(cusolverMgHandle_t *ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -459,7 +461,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroy(cusolverMgHandle_t ha
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -493,7 +496,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDeviceSelect(cusolverMgHandle
     } else {
         cubind_status = cubind_fn(handle, nbDevices, deviceId);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -527,7 +531,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateDeviceGrid(cudaLibMgGri
     } else {
         cubind_status = cubind_fn(grid, numRowDevices, numColDevices, deviceId, mapping);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -561,7 +566,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyGrid(cudaLibMgGrid_t g
     } else {
         cubind_status = cubind_fn(grid);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -595,7 +601,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgCreateMatrixDesc(cudaLibMgMat
     } else {
         cubind_status = cubind_fn(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -629,7 +636,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgDestroyMatrixDesc(cudaLibMgMa
     } else {
         cubind_status = cubind_fn(desc);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -663,7 +671,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -697,7 +706,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgSyevd(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -731,7 +741,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -765,7 +776,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrf(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -799,7 +811,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -833,7 +846,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgGetrs(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -867,7 +881,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -901,7 +916,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrf(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -935,7 +951,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -969,7 +986,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotrs(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -1003,7 +1021,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri_bufferSize(cusolverMgHa
     } else {
         cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)
@@ -1037,7 +1056,8 @@ static CUBIND_COLD cusolverStatus_t slow_cusolverMgPotri(cusolverMgHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
         if (cubind_status != CUSOLVER_STATUS_SUCCESS)
-            cubind_status = (cusolverStatus_t)cubind__status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusolverStatus_t)cubind__wrapper_status_error(&cubind__cusolverMg_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSOLVER_STATUS_SUCCESS)

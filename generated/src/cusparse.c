@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -3685,7 +3686,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreate(cusparseHandle_t *handle
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3719,7 +3721,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroy(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3753,7 +3756,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseGetVersion(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, version);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3787,7 +3791,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseGetProperty(libraryPropertyType
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3861,7 +3866,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetStream(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3895,7 +3901,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseGetStream(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, streamId);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3929,7 +3936,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseGetPointerMode(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3963,7 +3971,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetPointerMode(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, mode);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -3997,7 +4006,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerSetCallback(cusparseLogge
     } else {
         cubind_status = cubind_fn(callback);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4031,7 +4041,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerSetFile(FILE *file)
     } else {
         cubind_status = cubind_fn(file);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4065,7 +4076,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerOpenFile(const char *logF
     } else {
         cubind_status = cubind_fn(logFile);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4099,7 +4111,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerSetLevel(int level)
     } else {
         cubind_status = cubind_fn(level);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4133,7 +4146,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerSetMask(int mask)
     } else {
         cubind_status = cubind_fn(mask);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4167,7 +4181,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseLoggerForceDisable(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4201,7 +4216,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateMatDescr(cusparseMatDescr
     } else {
         cubind_status = cubind_fn(descrA);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4235,7 +4251,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyMatDescr(cusparseMatDesc
     } else {
         cubind_status = cubind_fn(descrA);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4269,7 +4286,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetMatType(cusparseMatDescr_t d
     } else {
         cubind_status = cubind_fn(descrA, type);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4323,7 +4341,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetMatFillMode(cusparseMatDescr
     } else {
         cubind_status = cubind_fn(descrA, fillMode);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4377,7 +4396,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetMatDiagType(cusparseMatDescr
     } else {
         cubind_status = cubind_fn(descrA, diagType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4431,7 +4451,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSetMatIndexBase(cusparseMatDesc
     } else {
         cubind_status = cubind_fn(descrA, base);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4485,7 +4506,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCsric02Info(csric02Info_t
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4519,7 +4541,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyCsric02Info(csric02Info_
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4553,7 +4576,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBsric02Info(bsric02Info_t
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4587,7 +4611,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyBsric02Info(bsric02Info_
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4621,7 +4646,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCsrilu02Info(csrilu02Info
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4655,7 +4681,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyCsrilu02Info(csrilu02Inf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4689,7 +4716,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBsrilu02Info(bsrilu02Info
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4723,7 +4751,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyBsrilu02Info(bsrilu02Inf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4757,7 +4786,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBsrsv2Info(bsrsv2Info_t *
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4791,7 +4821,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyBsrsv2Info(bsrsv2Info_t 
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4825,7 +4856,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBsrsm2Info(bsrsm2Info_t *
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4859,7 +4891,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyBsrsm2Info(bsrsm2Info_t 
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4893,7 +4926,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCsru2csrInfo(csru2csrInfo
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4927,7 +4961,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyCsru2csrInfo(csru2csrInf
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4961,7 +4996,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateColorInfo(cusparseColorIn
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -4995,7 +5031,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyColorInfo(cusparseColorI
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5029,7 +5066,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreatePruneInfo(pruneInfo_t *in
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5063,7 +5101,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyPruneInfo(pruneInfo_t in
     } else {
         cubind_status = cubind_fn(info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5097,7 +5136,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgemvi(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5131,7 +5171,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgemvi_bufferSize(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5165,7 +5206,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgemvi(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5199,7 +5241,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgemvi_bufferSize(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5233,7 +5276,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgemvi(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5267,7 +5311,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgemvi_bufferSize(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5301,7 +5346,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgemvi(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5335,7 +5381,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgemvi_bufferSize(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, transA, m, n, nnz, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5369,7 +5416,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrmv(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5403,7 +5451,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrmv(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5437,7 +5486,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrmv(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5471,7 +5521,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrmv(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5505,7 +5556,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrxmv(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5539,7 +5591,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrxmv(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5573,7 +5626,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrxmv(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5607,7 +5661,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrxmv(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5641,7 +5696,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXbsrsv2_zeroPivot(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5675,7 +5731,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsv2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5709,7 +5766,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsv2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5743,7 +5801,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsv2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5777,7 +5836,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsv2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5811,7 +5871,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsv2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5845,7 +5906,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsv2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5879,7 +5941,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsv2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5913,7 +5976,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsv2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5947,7 +6011,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsv2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -5981,7 +6046,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsv2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6015,7 +6081,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsv2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6049,7 +6116,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsv2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6083,7 +6151,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsv2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6117,7 +6186,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsv2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6151,7 +6221,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsv2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6185,7 +6256,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsv2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6219,7 +6291,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrmm(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6253,7 +6326,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrmm(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6287,7 +6361,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrmm(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6321,7 +6396,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrmm(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6355,7 +6431,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXbsrsm2_zeroPivot(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6389,7 +6466,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsm2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6423,7 +6501,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsm2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6457,7 +6536,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsm2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6491,7 +6571,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsm2_bufferSize(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6525,7 +6606,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsm2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6559,7 +6641,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsm2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6593,7 +6676,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsm2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6627,7 +6711,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsm2_bufferSizeExt(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6661,7 +6746,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsm2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6695,7 +6781,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsm2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6729,7 +6816,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsm2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6763,7 +6851,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsm2_analysis(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6797,7 +6886,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrsm2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6831,7 +6921,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrsm2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6865,7 +6956,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrsm2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6899,7 +6991,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrsm2_solve(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6933,7 +7026,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -6967,7 +7061,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7001,7 +7096,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7035,7 +7131,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7069,7 +7166,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsrilu02_zeroPivot(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7103,7 +7201,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7137,7 +7236,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7171,7 +7271,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7205,7 +7306,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7239,7 +7341,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7273,7 +7376,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7307,7 +7411,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7341,7 +7446,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7375,7 +7481,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7409,7 +7516,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7443,7 +7551,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7477,7 +7586,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7511,7 +7621,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7545,7 +7656,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7579,7 +7691,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7613,7 +7726,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7647,7 +7761,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7681,7 +7796,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7715,7 +7831,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7749,7 +7866,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrilu02_numericBoost(cusparse
     } else {
         cubind_status = cubind_fn(handle, info, enable_boost, tol, boost_val);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7783,7 +7901,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXbsrilu02_zeroPivot(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7817,7 +7936,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7851,7 +7971,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7885,7 +8006,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7919,7 +8041,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrilu02_bufferSize(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7953,7 +8076,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -7987,7 +8111,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8021,7 +8146,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8055,7 +8181,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrilu02_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8089,7 +8216,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8123,7 +8251,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8157,7 +8286,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8191,7 +8321,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrilu02_analysis(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8225,7 +8356,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8259,7 +8391,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8293,7 +8426,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8327,7 +8461,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsrilu02(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8361,7 +8496,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsric02_zeroPivot(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8395,7 +8531,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8429,7 +8566,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8463,7 +8601,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8497,7 +8636,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8531,7 +8671,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8565,7 +8706,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8599,7 +8741,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8633,7 +8776,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8667,7 +8811,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8701,7 +8846,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8735,7 +8881,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8769,7 +8916,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8803,7 +8951,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8837,7 +8986,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8871,7 +9021,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8905,7 +9056,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8939,7 +9091,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXbsric02_zeroPivot(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, info, position);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -8973,7 +9126,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9007,7 +9161,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9041,7 +9196,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9075,7 +9231,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsric02_bufferSize(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9109,7 +9266,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9143,7 +9301,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9177,7 +9336,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9211,7 +9371,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsric02_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9245,7 +9406,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9279,7 +9441,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9313,7 +9476,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9347,7 +9511,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsric02_analysis(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pInputBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9381,7 +9546,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9415,7 +9581,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9449,7 +9616,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9483,7 +9651,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsric02(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9517,7 +9686,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2_bufferSizeExt(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9551,7 +9721,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2_bufferSizeExt(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9585,7 +9756,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2_bufferSizeExt(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9619,7 +9791,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2_bufferSizeExt(cusparseHa
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9653,7 +9826,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9687,7 +9861,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9721,7 +9896,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9755,7 +9931,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9789,7 +9966,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2_nopivot_bufferSizeExt(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9823,7 +10001,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2_nopivot_bufferSizeExt(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9857,7 +10036,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2_nopivot_bufferSizeExt(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9891,7 +10071,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2_nopivot_bufferSizeExt(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9925,7 +10106,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2_nopivot(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9959,7 +10141,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2_nopivot(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -9993,7 +10176,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2_nopivot(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10027,7 +10211,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2_nopivot(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, m, n, dl, d, du, B, ldb, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10061,7 +10246,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2StridedBatch_bufferSizeEx
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10095,7 +10281,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2StridedBatch_bufferSizeEx
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10129,7 +10316,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2StridedBatch_bufferSizeEx
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10163,7 +10351,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2StridedBatch_bufferSizeEx
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10197,7 +10386,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsv2StridedBatch(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10231,7 +10421,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsv2StridedBatch(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10265,7 +10456,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsv2StridedBatch(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10299,7 +10491,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsv2StridedBatch(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10333,7 +10526,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10367,7 +10561,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10401,7 +10596,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10435,7 +10631,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10469,7 +10666,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgtsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10503,7 +10701,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgtsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10537,7 +10736,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgtsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10571,7 +10771,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgtsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10605,7 +10806,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgpsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10639,7 +10841,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgpsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10673,7 +10876,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgpsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10707,7 +10911,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgpsvInterleavedBatch_bufferSiz
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10741,7 +10946,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgpsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10775,7 +10981,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgpsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10809,7 +11016,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgpsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10843,7 +11051,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgpsvInterleavedBatch(cusparseH
     } else {
         cubind_status = cubind_fn(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10877,7 +11086,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrgeam2_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10911,7 +11121,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrgeam2_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10945,7 +11156,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrgeam2_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -10979,7 +11191,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrgeam2_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11013,7 +11226,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsrgeam2Nnz(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11047,7 +11261,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrgeam2(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11081,7 +11296,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrgeam2(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11115,7 +11331,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrgeam2(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11149,7 +11366,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrgeam2(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11183,7 +11401,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsrcolor(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11217,7 +11436,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsrcolor(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11251,7 +11471,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsrcolor(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11285,7 +11506,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsrcolor(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11319,7 +11541,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSnnz(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11353,7 +11576,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnnz(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11387,7 +11611,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCnnz(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11421,7 +11646,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZnnz(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11455,7 +11681,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSnnz_compress(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11489,7 +11716,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnnz_compress(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11523,7 +11751,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCnnz_compress(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11557,7 +11786,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZnnz_compress(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11591,7 +11821,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2csr_compress(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11625,7 +11856,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2csr_compress(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11659,7 +11891,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2csr_compress(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11693,7 +11926,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2csr_compress(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11727,7 +11961,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcoo2csr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11761,7 +11996,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsr2coo(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11795,7 +12031,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsr2bsrNnz(cusparseHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11829,7 +12066,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2bsr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11863,7 +12101,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2bsr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11897,7 +12136,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2bsr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11931,7 +12171,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2bsr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11965,7 +12206,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSbsr2csr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -11999,7 +12241,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDbsr2csr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12033,7 +12276,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCbsr2csr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12067,7 +12311,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZbsr2csr(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12101,7 +12346,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsc_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12135,7 +12381,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsc_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12169,7 +12416,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsc_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12203,7 +12451,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsc_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12237,7 +12486,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsc_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12271,7 +12521,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsc_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12305,7 +12556,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsc_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12339,7 +12591,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsc_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12373,7 +12626,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsc(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12407,7 +12661,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsc(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12441,7 +12696,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsc(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12475,7 +12731,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsc(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12509,7 +12766,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXgebsr2csr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12543,7 +12801,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2csr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12577,7 +12836,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2csr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12611,7 +12871,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2csr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12645,7 +12906,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2csr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12679,7 +12941,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2gebsr_bufferSize(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12713,7 +12976,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2gebsr_bufferSize(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12747,7 +13011,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2gebsr_bufferSize(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12781,7 +13046,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2gebsr_bufferSize(cusparseH
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12815,7 +13081,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2gebsr_bufferSizeExt(cuspar
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12849,7 +13116,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2gebsr_bufferSizeExt(cuspar
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12883,7 +13151,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2gebsr_bufferSizeExt(cuspar
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12917,7 +13186,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2gebsr_bufferSizeExt(cuspar
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12951,7 +13221,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsr2gebsrNnz(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -12985,7 +13256,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2gebsr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13019,7 +13291,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2gebsr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13053,7 +13326,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2gebsr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13087,7 +13361,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2gebsr(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13121,7 +13396,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsr_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13155,7 +13431,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsr_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13189,7 +13466,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsr_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13223,7 +13501,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsr_bufferSize(cuspars
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13257,7 +13536,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsr_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13291,7 +13571,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsr_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13325,7 +13606,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsr_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13359,7 +13641,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsr_bufferSizeExt(cusp
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13393,7 +13676,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXgebsr2gebsrNnz(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13427,7 +13711,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSgebsr2gebsr(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13461,7 +13746,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDgebsr2gebsr(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13495,7 +13781,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCgebsr2gebsr(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13529,7 +13816,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZgebsr2gebsr(cusparseHandle_t h
     } else {
         cubind_status = cubind_fn(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13563,7 +13851,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateIdentityPermutation(cuspa
     } else {
         cubind_status = cubind_fn(handle, n, p);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13597,7 +13886,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcoosort_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13631,7 +13921,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcoosortByRow(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13665,7 +13956,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcoosortByColumn(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13699,7 +13991,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsrsort_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13733,7 +14026,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcsrsort(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13767,7 +14061,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcscsort_bufferSizeExt(cusparse
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13801,7 +14096,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseXcscsort(cusparseHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13835,7 +14131,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsru2csr_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13869,7 +14166,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsru2csr_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13903,7 +14201,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsru2csr_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13937,7 +14236,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsru2csr_bufferSizeExt(cuspars
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -13971,7 +14271,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsru2csr(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14005,7 +14306,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsru2csr(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14039,7 +14341,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsru2csr(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14073,7 +14376,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsru2csr(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14107,7 +14411,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScsr2csru(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14141,7 +14446,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDcsr2csru(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14175,7 +14481,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCcsr2csru(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14209,7 +14516,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseZcsr2csru(cusparseHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14243,7 +14551,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csr_bufferSizeExt(c
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14277,7 +14586,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csr_bufferSizeExt(c
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14311,7 +14621,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csrNnz(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14345,7 +14656,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csrNnz(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14379,7 +14691,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csr(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14413,7 +14726,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csr(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14447,7 +14761,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csr_bufferSizeExt(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14481,7 +14796,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csr_bufferSizeExt(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14515,7 +14831,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csrNnz(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14549,7 +14866,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csrNnz(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14583,7 +14901,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csr(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14617,7 +14936,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csr(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14651,7 +14971,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csrByPercentage_buf
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 325, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 325, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14685,7 +15006,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csrByPercentage_buf
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 326, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 326, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14719,7 +15041,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csrNnzByPercentage(
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 327, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 327, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14753,7 +15076,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csrNnzByPercentage(
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 328, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 328, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14787,7 +15111,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneDense2csrByPercentage(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 329, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 329, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14821,7 +15146,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneDense2csrByPercentage(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 330, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 330, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14855,7 +15181,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csrByPercentage_buffe
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 331, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 331, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14889,7 +15216,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csrByPercentage_buffe
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 332, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 332, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14923,7 +15251,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csrNnzByPercentage(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 333, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 333, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14957,7 +15286,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csrNnzByPercentage(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 334, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 334, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -14991,7 +15321,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpruneCsr2csrByPercentage(cuspa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 335, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 335, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15025,7 +15356,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDpruneCsr2csrByPercentage(cuspa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 336, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 336, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15059,7 +15391,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCsr2cscEx2(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 337, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 337, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15093,7 +15426,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCsr2cscEx2_bufferSize(cusparseH
     } else {
         cubind_status = cubind_fn(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 338, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 338, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15127,7 +15461,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateSpVec(cusparseSpVecDescr_
     } else {
         cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 339, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 339, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15161,7 +15496,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstSpVec(cusparseConstS
     } else {
         cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 340, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 340, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15195,7 +15531,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroySpVec(cusparseConstSpVec
     } else {
         cubind_status = cubind_fn(spVecDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 341, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 341, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15229,7 +15566,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVecGet(cusparseSpVecDescr_t s
     } else {
         cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 342, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 342, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15263,7 +15601,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstSpVecGet(cusparseConstSpVe
     } else {
         cubind_status = cubind_fn(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 343, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 343, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15297,7 +15636,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVecGetIndexBase(cusparseConst
     } else {
         cubind_status = cubind_fn(spVecDescr, idxBase);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 344, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 344, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15331,7 +15671,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVecGetValues(cusparseSpVecDes
     } else {
         cubind_status = cubind_fn(spVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 345, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 345, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15365,7 +15706,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstSpVecGetValues(cusparseCon
     } else {
         cubind_status = cubind_fn(spVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 346, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 346, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15399,7 +15741,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVecSetValues(cusparseSpVecDes
     } else {
         cubind_status = cubind_fn(spVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 347, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 347, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15433,7 +15776,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateDnVec(cusparseDnVecDescr_
     } else {
         cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 348, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 348, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15467,7 +15811,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstDnVec(cusparseConstD
     } else {
         cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 349, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 349, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15501,7 +15846,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyDnVec(cusparseConstDnVec
     } else {
         cubind_status = cubind_fn(dnVecDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 350, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 350, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15535,7 +15881,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnVecGet(cusparseDnVecDescr_t d
     } else {
         cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 351, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 351, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15569,7 +15916,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstDnVecGet(cusparseConstDnVe
     } else {
         cubind_status = cubind_fn(dnVecDescr, size, values, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 352, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 352, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15603,7 +15951,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnVecGetValues(cusparseDnVecDes
     } else {
         cubind_status = cubind_fn(dnVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 353, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 353, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15637,7 +15986,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstDnVecGetValues(cusparseCon
     } else {
         cubind_status = cubind_fn(dnVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 354, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 354, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15671,7 +16021,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnVecSetValues(cusparseDnVecDes
     } else {
         cubind_status = cubind_fn(dnVecDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 355, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 355, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15705,7 +16056,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroySpMat(cusparseConstSpMat
     } else {
         cubind_status = cubind_fn(spMatDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 356, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 356, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15739,7 +16091,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetFormat(cusparseConstSpM
     } else {
         cubind_status = cubind_fn(spMatDescr, format);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 357, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 357, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15773,7 +16126,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetIndexBase(cusparseConst
     } else {
         cubind_status = cubind_fn(spMatDescr, idxBase);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 358, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 358, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15807,7 +16161,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetValues(cusparseSpMatDes
     } else {
         cubind_status = cubind_fn(spMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 359, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 359, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15841,7 +16196,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstSpMatGetValues(cusparseCon
     } else {
         cubind_status = cubind_fn(spMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 360, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 360, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15875,7 +16231,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatSetValues(cusparseSpMatDes
     } else {
         cubind_status = cubind_fn(spMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 361, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 361, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15909,7 +16266,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetSize(cusparseConstSpMat
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 362, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 362, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15943,7 +16301,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetStridedBatch(cusparseCo
     } else {
         cubind_status = cubind_fn(spMatDescr, batchCount);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 363, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 363, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -15977,7 +16336,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCooSetStridedBatch(cusparseSpMa
     } else {
         cubind_status = cubind_fn(spMatDescr, batchCount, batchStride);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 364, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 364, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16011,7 +16371,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCsrSetStridedBatch(cusparseSpMa
     } else {
         cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 365, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 365, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16045,7 +16406,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseBsrSetStridedBatch(cusparseSpMa
     } else {
         cubind_status = cubind_fn(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 366, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 366, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16079,7 +16441,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatGetAttribute(cusparseConst
     } else {
         cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 367, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 367, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16113,7 +16476,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMatSetAttribute(cusparseSpMat
     } else {
         cubind_status = cubind_fn(spMatDescr, attribute, data, dataSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 368, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 368, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16147,7 +16511,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCsr(cusparseSpMatDescr_t 
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 369, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 369, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16181,7 +16546,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstCsr(cusparseConstSpM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 370, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 370, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16215,7 +16581,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCsc(cusparseSpMatDescr_t 
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 371, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 371, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16249,7 +16616,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstCsc(cusparseConstSpM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 372, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 372, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16283,7 +16651,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCsrGet(cusparseSpMatDescr_t spM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 373, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 373, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16317,7 +16686,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstCsrGet(cusparseConstSpMatD
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 374, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 374, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16351,7 +16721,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCscGet(cusparseSpMatDescr_t spM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 375, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 375, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16385,7 +16756,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstCscGet(cusparseConstSpMatD
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 376, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 376, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16419,7 +16791,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCsrSetPointers(cusparseSpMatDes
     } else {
         cubind_status = cubind_fn(spMatDescr, csrRowOffsets, csrColInd, csrValues);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 377, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 377, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16453,7 +16826,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCscSetPointers(cusparseSpMatDes
     } else {
         cubind_status = cubind_fn(spMatDescr, cscColOffsets, cscRowInd, cscValues);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 378, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 378, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16487,7 +16861,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBsr(cusparseSpMatDescr_t 
     } else {
         cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 379, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 379, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16521,7 +16896,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstBsr(cusparseConstSpM
     } else {
         cubind_status = cubind_fn(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 380, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 380, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16555,7 +16931,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateCoo(cusparseSpMatDescr_t 
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 381, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 381, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16589,7 +16966,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstCoo(cusparseConstSpM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 382, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 382, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16623,7 +17001,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCooGet(cusparseSpMatDescr_t spM
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 383, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 383, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16657,7 +17036,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstCooGet(cusparseConstSpMatD
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 384, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 384, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16691,7 +17071,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCooSetPointers(cusparseSpMatDes
     } else {
         cubind_status = cubind_fn(spMatDescr, cooRows, cooColumns, cooValues);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 385, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 385, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16725,7 +17106,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateBlockedEll(cusparseSpMatD
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 386, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 386, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16759,7 +17141,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstBlockedEll(cusparseC
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 387, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 387, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16793,7 +17176,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseBlockedEllGet(cusparseSpMatDesc
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 388, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 388, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16827,7 +17211,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstBlockedEllGet(cusparseCons
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 389, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 389, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16861,7 +17246,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateSlicedEll(cusparseSpMatDe
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 390, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 390, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16895,7 +17281,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstSlicedEll(cusparseCo
     } else {
         cubind_status = cubind_fn(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 391, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 391, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16929,7 +17316,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateDnMat(cusparseDnMatDescr_
     } else {
         cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 392, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 392, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16963,7 +17351,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseCreateConstDnMat(cusparseConstD
     } else {
         cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, valueType, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 393, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 393, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -16997,7 +17386,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDestroyDnMat(cusparseConstDnMat
     } else {
         cubind_status = cubind_fn(dnMatDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 394, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 394, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17031,7 +17421,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnMatGet(cusparseDnMatDescr_t d
     } else {
         cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 395, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 395, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17065,7 +17456,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstDnMatGet(cusparseConstDnMa
     } else {
         cubind_status = cubind_fn(dnMatDescr, rows, cols, ld, values, type, order);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 396, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 396, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17099,7 +17491,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnMatGetValues(cusparseDnMatDes
     } else {
         cubind_status = cubind_fn(dnMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 397, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 397, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17133,7 +17526,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseConstDnMatGetValues(cusparseCon
     } else {
         cubind_status = cubind_fn(dnMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 398, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 398, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17167,7 +17561,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnMatSetValues(cusparseDnMatDes
     } else {
         cubind_status = cubind_fn(dnMatDescr, values);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 399, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 399, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17201,7 +17596,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnMatSetStridedBatch(cusparseDn
     } else {
         cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 400, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 400, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17235,7 +17631,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDnMatGetStridedBatch(cusparseCo
     } else {
         cubind_status = cubind_fn(dnMatDescr, batchCount, batchStride);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 401, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 401, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17269,7 +17666,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseAxpby(cusparseHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, alpha, vecX, beta, vecY);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 402, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 402, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17303,7 +17701,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseGather(cusparseHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, vecY, vecX);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 403, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 403, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17337,7 +17736,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseScatter(cusparseHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, vecX, vecY);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 404, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 404, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17371,7 +17771,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseRot(cusparseHandle_t handle, co
     } else {
         cubind_status = cubind_fn(handle, c_coeff, s_coeff, vecX, vecY);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 405, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 405, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17405,7 +17806,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVV_bufferSize(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 406, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 406, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17439,7 +17841,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpVV(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, opX, vecX, vecY, result, computeType, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 407, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 407, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17473,7 +17876,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSparseToDense_bufferSize(cuspar
     } else {
         cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 408, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 408, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17507,7 +17911,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSparseToDense(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 409, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 409, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17541,7 +17946,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDenseToSparse_bufferSize(cuspar
     } else {
         cubind_status = cubind_fn(handle, matA, matB, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 410, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 410, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17575,7 +17981,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDenseToSparse_analysis(cusparse
     } else {
         cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 411, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 411, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17609,7 +18016,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseDenseToSparse_convert(cusparseH
     } else {
         cubind_status = cubind_fn(handle, matA, matB, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 412, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 412, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17643,7 +18051,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMV(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 413, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 413, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17677,7 +18086,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMV_bufferSize(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 414, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 414, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17711,7 +18121,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMV_preprocess(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 415, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 415, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17745,7 +18156,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_createDescr(cusparseSpSVDe
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 416, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 416, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17779,7 +18191,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_destroyDescr(cusparseSpSVD
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 417, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 417, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17813,7 +18226,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_bufferSize(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 418, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 418, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17847,7 +18261,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_analysis(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 419, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 419, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17881,7 +18296,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_solve(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 420, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 420, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17915,7 +18331,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSV_updateMatrix(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, spsvDescr, newValues, updatePart);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 421, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 421, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17949,7 +18366,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_createDescr(cusparseSpSMDe
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 422, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 422, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -17983,7 +18401,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_destroyDescr(cusparseSpSMD
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 423, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 423, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18017,7 +18436,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_bufferSize(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 424, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 424, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18051,7 +18471,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_analysis(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 425, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 425, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18085,7 +18506,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_solve(cusparseHandle_t han
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 426, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 426, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18119,7 +18541,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpSM_updateMatrix(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, spsmDescr, newValues, updatePart);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 427, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 427, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18153,7 +18576,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMM_bufferSize(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 428, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 428, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18187,7 +18611,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMM_preprocess(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 429, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 429, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18221,7 +18646,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMM(cusparseHandle_t handle, c
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 430, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 430, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18255,7 +18681,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_createDescr(cusparseSpGE
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 431, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 431, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18289,7 +18716,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_destroyDescr(cusparseSpG
     } else {
         cubind_status = cubind_fn(descr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 432, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 432, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18323,7 +18751,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_workEstimation(cusparseH
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 433, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 433, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18357,7 +18786,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_getNumProducts(cusparseS
     } else {
         cubind_status = cubind_fn(spgemmDescr, num_prods);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 434, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 434, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18391,7 +18821,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_estimateMemory(cusparseH
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 435, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 435, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18425,7 +18856,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_compute(cusparseHandle_t
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 436, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 436, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18459,7 +18891,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMM_copy(cusparseHandle_t ha
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 437, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 437, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18493,7 +18926,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMMreuse_workEstimation(cusp
     } else {
         cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 438, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 438, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18527,7 +18961,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMMreuse_nnz(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 439, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 439, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18561,7 +18996,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMMreuse_copy(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 440, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 440, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18595,7 +19031,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpGEMMreuse_compute(cusparseHan
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 441, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 441, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18629,7 +19066,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSDDMM_bufferSize(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 442, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 442, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18663,7 +19101,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSDDMM_preprocess(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 443, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 443, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18697,7 +19136,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSDDMM(cusparseHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 444, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 444, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18731,7 +19171,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMMOp_createPlan(cusparseHandl
     } else {
         cubind_status = cubind_fn(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 445, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 445, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18765,7 +19206,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMMOp(cusparseSpMMOpPlan_t pla
     } else {
         cubind_status = cubind_fn(plan, externalBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 446, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 446, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18799,7 +19241,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseSpMMOp_destroyPlan(cusparseSpMM
     } else {
         cubind_status = cubind_fn(plan);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 447, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 447, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18833,7 +19276,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csr_bufferSizeExt(c
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 448, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 448, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18867,7 +19311,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csrNnz(cusparseHand
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 449, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 449, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18901,7 +19346,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csr(cusparseHandle_
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 450, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 450, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18935,7 +19381,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csr_bufferSizeExt(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 451, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 451, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -18969,7 +19416,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csrNnz(cusparseHandle
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 452, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 452, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19003,7 +19451,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csr(cusparseHandle_t 
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 453, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 453, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19037,7 +19486,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csrByPercentage_buf
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 454, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 454, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19071,7 +19521,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csrNnzByPercentage(
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 455, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 455, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19105,7 +19556,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneDense2csrByPercentage(cus
     } else {
         cubind_status = cubind_fn(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 456, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 456, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19139,7 +19591,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csrByPercentage_buffe
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 457, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 457, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19173,7 +19626,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csrNnzByPercentage(cu
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 458, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 458, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)
@@ -19207,7 +19661,8 @@ static CUBIND_COLD cusparseStatus_t slow_cusparseHpruneCsr2csrByPercentage(cuspa
     } else {
         cubind_status = cubind_fn(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
         if (cubind_status != CUSPARSE_STATUS_SUCCESS)
-            cubind_status = (cusparseStatus_t)cubind__status_error(&cubind__cusparse_symbols.table, 459, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (cusparseStatus_t)cubind__wrapper_status_error(&cubind__cusparse_symbols.table, 459, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUSPARSE_STATUS_SUCCESS)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -5708,7 +5709,8 @@ static CUBIND_COLD CUresult slow_cuGetErrorString(CUresult error, const char **p
     } else {
         cubind_status = cubind_fn(error, pStr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5742,7 +5744,8 @@ static CUBIND_COLD CUresult slow_cuGetErrorName(CUresult error, const char **pSt
     } else {
         cubind_status = cubind_fn(error, pStr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5776,7 +5779,8 @@ static CUBIND_COLD CUresult slow_cuInit(unsigned int Flags)
     } else {
         cubind_status = cubind_fn(Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5810,7 +5814,8 @@ static CUBIND_COLD CUresult slow_cuDriverGetVersion(int *driverVersion)
     } else {
         cubind_status = cubind_fn(driverVersion);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5844,7 +5849,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGet(CUdevice *device, int ordinal)
     } else {
         cubind_status = cubind_fn(device, ordinal);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5878,7 +5884,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetCount(int *count)
     } else {
         cubind_status = cubind_fn(count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5912,7 +5919,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetName(char *name, int len, CUdevice d
     } else {
         cubind_status = cubind_fn(name, len, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5946,7 +5954,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     } else {
         cubind_status = cubind_fn(uuid, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -5980,7 +5989,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetLuid(char *luid, unsigned int *devic
     } else {
         cubind_status = cubind_fn(luid, deviceNodeMask, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6014,7 +6024,8 @@ static CUBIND_COLD CUresult slow_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev
     } else {
         cubind_status = cubind_fn(bytes, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6048,7 +6059,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxW
     } else {
         cubind_status = cubind_fn(maxWidthInElements, format, numChannels, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6082,7 +6094,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetAttribute(int *pi, CUdevice_attribut
     } else {
         cubind_status = cubind_fn(pi, attrib, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6116,7 +6129,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetHostAtomicCapabilities(unsigned int 
     } else {
         cubind_status = cubind_fn(capabilities, operations, count, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6150,7 +6164,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncA
     } else {
         cubind_status = cubind_fn(nvSciSyncAttrList, dev, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6184,7 +6199,8 @@ static CUBIND_COLD CUresult slow_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool p
     } else {
         cubind_status = cubind_fn(dev, pool);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6218,7 +6234,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice
     } else {
         cubind_status = cubind_fn(pool, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6252,7 +6269,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_ou
     } else {
         cubind_status = cubind_fn(pool_out, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6286,7 +6304,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetExecAffinitySupport(int *pi, CUexecA
     } else {
         cubind_status = cubind_fn(pi, type, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6320,7 +6339,8 @@ static CUBIND_COLD CUresult slow_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMA
     } else {
         cubind_status = cubind_fn(target, scope);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6354,7 +6374,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetProperties(CUdevprop *prop, CUdevice
     } else {
         cubind_status = cubind_fn(prop, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6388,7 +6409,8 @@ static CUBIND_COLD CUresult slow_cuDeviceComputeCapability(int *major, int *mino
     } else {
         cubind_status = cubind_fn(major, minor, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6422,7 +6444,8 @@ static CUBIND_COLD CUresult slow_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdev
     } else {
         cubind_status = cubind_fn(pctx, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6456,7 +6479,8 @@ static CUBIND_COLD CUresult slow_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     } else {
         cubind_status = cubind_fn(dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6490,7 +6514,8 @@ static CUBIND_COLD CUresult slow_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, uns
     } else {
         cubind_status = cubind_fn(dev, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6524,7 +6549,8 @@ static CUBIND_COLD CUresult slow_cuDevicePrimaryCtxGetState(CUdevice dev, unsign
     } else {
         cubind_status = cubind_fn(dev, flags, active);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6558,7 +6584,8 @@ static CUBIND_COLD CUresult slow_cuDevicePrimaryCtxReset_v2(CUdevice dev)
     } else {
         cubind_status = cubind_fn(dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6592,7 +6619,8 @@ static CUBIND_COLD CUresult slow_cuCtxCreate_v4(CUcontext *pctx, CUctxCreatePara
     } else {
         cubind_status = cubind_fn(pctx, ctxCreateParams, flags, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6626,7 +6654,8 @@ static CUBIND_COLD CUresult slow_cuCtxDestroy_v2(CUcontext ctx)
     } else {
         cubind_status = cubind_fn(ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6660,7 +6689,8 @@ static CUBIND_COLD CUresult slow_cuCtxPushCurrent_v2(CUcontext ctx)
     } else {
         cubind_status = cubind_fn(ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6694,7 +6724,8 @@ static CUBIND_COLD CUresult slow_cuCtxPopCurrent_v2(CUcontext *pctx)
     } else {
         cubind_status = cubind_fn(pctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6728,7 +6759,8 @@ static CUBIND_COLD CUresult slow_cuCtxSetCurrent(CUcontext ctx)
     } else {
         cubind_status = cubind_fn(ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6762,7 +6794,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetCurrent(CUcontext *pctx)
     } else {
         cubind_status = cubind_fn(pctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6796,7 +6829,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetDevice(CUdevice *device)
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6830,7 +6864,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetDevice_v2(CUdevice *device, CUcontext c
     } else {
         cubind_status = cubind_fn(device, ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6864,7 +6899,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetFlags(unsigned int *flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6898,7 +6934,8 @@ static CUBIND_COLD CUresult slow_cuCtxSetFlags(unsigned int flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6932,7 +6969,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetId(CUcontext ctx, unsigned long long *c
     } else {
         cubind_status = cubind_fn(ctx, ctxId);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -6966,7 +7004,8 @@ static CUBIND_COLD CUresult slow_cuCtxSynchronize(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7000,7 +7039,8 @@ static CUBIND_COLD CUresult slow_cuCtxSynchronize_v2(CUcontext ctx)
     } else {
         cubind_status = cubind_fn(ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7034,7 +7074,8 @@ static CUBIND_COLD CUresult slow_cuCtxSetLimit(CUlimit limit, size_t value)
     } else {
         cubind_status = cubind_fn(limit, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7068,7 +7109,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     } else {
         cubind_status = cubind_fn(pvalue, limit);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7102,7 +7144,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     } else {
         cubind_status = cubind_fn(pconfig);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7136,7 +7179,8 @@ static CUBIND_COLD CUresult slow_cuCtxSetCacheConfig(CUfunc_cache config)
     } else {
         cubind_status = cubind_fn(config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7170,7 +7214,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetApiVersion(CUcontext ctx, unsigned int 
     } else {
         cubind_status = cubind_fn(ctx, version);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7204,7 +7249,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetStreamPriorityRange(int *leastPriority,
     } else {
         cubind_status = cubind_fn(leastPriority, greatestPriority);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7238,7 +7284,8 @@ static CUBIND_COLD CUresult slow_cuCtxResetPersistingL2Cache(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7272,7 +7319,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetExecAffinity(CUexecAffinityParam *pExec
     } else {
         cubind_status = cubind_fn(pExecAffinity, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7306,7 +7354,8 @@ static CUBIND_COLD CUresult slow_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent
     } else {
         cubind_status = cubind_fn(hCtx, hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7340,7 +7389,8 @@ static CUBIND_COLD CUresult slow_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
     } else {
         cubind_status = cubind_fn(hCtx, hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7374,7 +7424,8 @@ static CUBIND_COLD CUresult slow_cuCtxAttach(CUcontext *pctx, unsigned int flags
     } else {
         cubind_status = cubind_fn(pctx, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7408,7 +7459,8 @@ static CUBIND_COLD CUresult slow_cuCtxDetach(CUcontext ctx)
     } else {
         cubind_status = cubind_fn(ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7442,7 +7494,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig
     } else {
         cubind_status = cubind_fn(pConfig);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7476,7 +7529,8 @@ static CUBIND_COLD CUresult slow_cuCtxSetSharedMemConfig(CUsharedconfig config)
     } else {
         cubind_status = cubind_fn(config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7510,7 +7564,8 @@ static CUBIND_COLD CUresult slow_cuModuleLoad(CUmodule *module, const char *fnam
     } else {
         cubind_status = cubind_fn(module, fname);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7544,7 +7599,8 @@ static CUBIND_COLD CUresult slow_cuModuleLoadData(CUmodule *module, const void *
     } else {
         cubind_status = cubind_fn(module, image);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7578,7 +7634,8 @@ static CUBIND_COLD CUresult slow_cuModuleLoadDataEx(CUmodule *module, const void
     } else {
         cubind_status = cubind_fn(module, image, numOptions, options, optionValues);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7612,7 +7669,8 @@ static CUBIND_COLD CUresult slow_cuModuleLoadFatBinary(CUmodule *module, const v
     } else {
         cubind_status = cubind_fn(module, fatCubin);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7646,7 +7704,8 @@ static CUBIND_COLD CUresult slow_cuModuleUnload(CUmodule hmod)
     } else {
         cubind_status = cubind_fn(hmod);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7680,7 +7739,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetLoadingMode(CUmoduleLoadingMode *mod
     } else {
         cubind_status = cubind_fn(mode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7714,7 +7774,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetFunction(CUfunction *hfunc, CUmodule
     } else {
         cubind_status = cubind_fn(hfunc, hmod, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7748,7 +7809,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetFunctionCount(unsigned int *count, C
     } else {
         cubind_status = cubind_fn(count, mod);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7782,7 +7844,8 @@ static CUBIND_COLD CUresult slow_cuModuleEnumerateFunctions(CUfunction *function
     } else {
         cubind_status = cubind_fn(functions, numFunctions, mod);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7816,7 +7879,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t 
     } else {
         cubind_status = cubind_fn(dptr, bytes, hmod, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7850,7 +7914,8 @@ static CUBIND_COLD CUresult slow_cuLinkCreate_v2(unsigned int numOptions, CUjit_
     } else {
         cubind_status = cubind_fn(numOptions, options, optionValues, stateOut);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7884,7 +7949,8 @@ static CUBIND_COLD CUresult slow_cuLinkAddData_v2(CUlinkState state, CUjitInputT
     } else {
         cubind_status = cubind_fn(state, type, data, size, name, numOptions, options, optionValues);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7918,7 +7984,8 @@ static CUBIND_COLD CUresult slow_cuLinkAddFile_v2(CUlinkState state, CUjitInputT
     } else {
         cubind_status = cubind_fn(state, type, path, numOptions, options, optionValues);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7952,7 +8019,8 @@ static CUBIND_COLD CUresult slow_cuLinkComplete(CUlinkState state, void **cubinO
     } else {
         cubind_status = cubind_fn(state, cubinOut, sizeOut);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -7986,7 +8054,8 @@ static CUBIND_COLD CUresult slow_cuLinkDestroy(CUlinkState state)
     } else {
         cubind_status = cubind_fn(state);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8020,7 +8089,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule h
     } else {
         cubind_status = cubind_fn(pTexRef, hmod, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8054,7 +8124,8 @@ static CUBIND_COLD CUresult slow_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodul
     } else {
         cubind_status = cubind_fn(pSurfRef, hmod, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8088,7 +8159,8 @@ static CUBIND_COLD CUresult slow_cuLibraryLoadData(CUlibrary *library, const voi
     } else {
         cubind_status = cubind_fn(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8122,7 +8194,8 @@ static CUBIND_COLD CUresult slow_cuLibraryLoadFromFile(CUlibrary *library, const
     } else {
         cubind_status = cubind_fn(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8156,7 +8229,8 @@ static CUBIND_COLD CUresult slow_cuLibraryUnload(CUlibrary library)
     } else {
         cubind_status = cubind_fn(library);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8190,7 +8264,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary
     } else {
         cubind_status = cubind_fn(pKernel, library, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8224,7 +8299,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetKernelCount(unsigned int *count, CU
     } else {
         cubind_status = cubind_fn(count, lib);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8258,7 +8334,8 @@ static CUBIND_COLD CUresult slow_cuLibraryEnumerateKernels(CUkernel *kernels, un
     } else {
         cubind_status = cubind_fn(kernels, numKernels, lib);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8292,7 +8369,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetModule(CUmodule *pMod, CUlibrary li
     } else {
         cubind_status = cubind_fn(pMod, library);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8326,7 +8404,8 @@ static CUBIND_COLD CUresult slow_cuKernelGetFunction(CUfunction *pFunc, CUkernel
     } else {
         cubind_status = cubind_fn(pFunc, kernel);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8360,7 +8439,8 @@ static CUBIND_COLD CUresult slow_cuKernelGetLibrary(CUlibrary *pLib, CUkernel ke
     } else {
         cubind_status = cubind_fn(pLib, kernel);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8394,7 +8474,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *b
     } else {
         cubind_status = cubind_fn(dptr, bytes, library, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8428,7 +8509,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *
     } else {
         cubind_status = cubind_fn(dptr, bytes, library, name);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8462,7 +8544,8 @@ static CUBIND_COLD CUresult slow_cuLibraryGetUnifiedFunction(void **fptr, CUlibr
     } else {
         cubind_status = cubind_fn(fptr, library, symbol);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8496,7 +8579,8 @@ static CUBIND_COLD CUresult slow_cuKernelGetAttribute(int *pi, CUfunction_attrib
     } else {
         cubind_status = cubind_fn(pi, attrib, kernel, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8530,7 +8614,8 @@ static CUBIND_COLD CUresult slow_cuKernelSetAttribute(CUfunction_attribute attri
     } else {
         cubind_status = cubind_fn(attrib, val, kernel, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8564,7 +8649,8 @@ static CUBIND_COLD CUresult slow_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_
     } else {
         cubind_status = cubind_fn(kernel, config, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8598,7 +8684,8 @@ static CUBIND_COLD CUresult slow_cuKernelGetName(const char **name, CUkernel hfu
     } else {
         cubind_status = cubind_fn(name, hfunc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8632,7 +8719,8 @@ static CUBIND_COLD CUresult slow_cuKernelGetParamInfo(CUkernel kernel, size_t pa
     } else {
         cubind_status = cubind_fn(kernel, paramIndex, paramOffset, paramSize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8666,7 +8754,8 @@ static CUBIND_COLD CUresult slow_cuMemGetInfo_v2(size_t *free, size_t *total)
     } else {
         cubind_status = cubind_fn(free, total);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8700,7 +8789,8 @@ static CUBIND_COLD CUresult slow_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesiz
     } else {
         cubind_status = cubind_fn(dptr, bytesize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8734,7 +8824,8 @@ static CUBIND_COLD CUresult slow_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *p
     } else {
         cubind_status = cubind_fn(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8768,7 +8859,8 @@ static CUBIND_COLD CUresult slow_cuMemFree_v2(CUdeviceptr dptr)
     } else {
         cubind_status = cubind_fn(dptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8802,7 +8894,8 @@ static CUBIND_COLD CUresult slow_cuMemGetAddressRange_v2(CUdeviceptr *pbase, siz
     } else {
         cubind_status = cubind_fn(pbase, psize, dptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8836,7 +8929,8 @@ static CUBIND_COLD CUresult slow_cuMemAllocHost_v2(void **pp, size_t bytesize)
     } else {
         cubind_status = cubind_fn(pp, bytesize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8870,7 +8964,8 @@ static CUBIND_COLD CUresult slow_cuMemFreeHost(void *p)
     } else {
         cubind_status = cubind_fn(p);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8904,7 +8999,8 @@ static CUBIND_COLD CUresult slow_cuMemHostAlloc(void **pp, size_t bytesize, unsi
     } else {
         cubind_status = cubind_fn(pp, bytesize, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8938,7 +9034,8 @@ static CUBIND_COLD CUresult slow_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr
     } else {
         cubind_status = cubind_fn(pdptr, p, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -8972,7 +9069,8 @@ static CUBIND_COLD CUresult slow_cuMemHostGetFlags(unsigned int *pFlags, void *p
     } else {
         cubind_status = cubind_fn(pFlags, p);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9006,7 +9104,8 @@ static CUBIND_COLD CUresult slow_cuMemAllocManaged(CUdeviceptr *dptr, size_t byt
     } else {
         cubind_status = cubind_fn(dptr, bytesize, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9040,7 +9139,8 @@ static CUBIND_COLD CUresult slow_cuDeviceRegisterAsyncNotification(CUdevice devi
     } else {
         cubind_status = cubind_fn(device, callbackFunc, userData, callback);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9074,7 +9174,8 @@ static CUBIND_COLD CUresult slow_cuDeviceUnregisterAsyncNotification(CUdevice de
     } else {
         cubind_status = cubind_fn(device, callback);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9108,7 +9209,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetByPCIBusId(CUdevice *dev, const char
     } else {
         cubind_status = cubind_fn(dev, pciBusId);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9142,7 +9244,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetPCIBusId(char *pciBusId, int len, CU
     } else {
         cubind_status = cubind_fn(pciBusId, len, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9176,7 +9279,8 @@ static CUBIND_COLD CUresult slow_cuIpcGetEventHandle(CUipcEventHandle *pHandle, 
     } else {
         cubind_status = cubind_fn(pHandle, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9210,7 +9314,8 @@ static CUBIND_COLD CUresult slow_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEve
     } else {
         cubind_status = cubind_fn(phEvent, handle);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9244,7 +9349,8 @@ static CUBIND_COLD CUresult slow_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUde
     } else {
         cubind_status = cubind_fn(pHandle, dptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9278,7 +9384,8 @@ static CUBIND_COLD CUresult slow_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipc
     } else {
         cubind_status = cubind_fn(pdptr, handle, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9312,7 +9419,8 @@ static CUBIND_COLD CUresult slow_cuIpcCloseMemHandle(CUdeviceptr dptr)
     } else {
         cubind_status = cubind_fn(dptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9346,7 +9454,8 @@ static CUBIND_COLD CUresult slow_cuMemHostRegister_v2(void *p, size_t bytesize, 
     } else {
         cubind_status = cubind_fn(p, bytesize, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9380,7 +9489,8 @@ static CUBIND_COLD CUresult slow_cuMemHostUnregister(void *p)
     } else {
         cubind_status = cubind_fn(p);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9414,7 +9524,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size
     } else {
         cubind_status = cubind_fn(dst, src, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9448,7 +9559,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext d
     } else {
         cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9482,7 +9594,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const vo
     } else {
         cubind_status = cubind_fn(dstDevice, srcHost, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9516,7 +9629,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcD
     } else {
         cubind_status = cubind_fn(dstHost, srcDevice, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9550,7 +9664,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdevice
     } else {
         cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9584,7 +9699,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOff
     } else {
         cubind_status = cubind_fn(dstArray, dstOffset, srcDevice, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9618,7 +9734,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray 
     } else {
         cubind_status = cubind_fn(dstDevice, srcArray, srcOffset, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9652,7 +9769,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOff
     } else {
         cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9686,7 +9804,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray
     } else {
         cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9720,7 +9839,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOff
     } else {
         cubind_status = cubind_fn(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9754,7 +9874,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
     } else {
         cubind_status = cubind_fn(pCopy);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9788,7 +9909,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCo
     } else {
         cubind_status = cubind_fn(pCopy);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9822,7 +9944,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
     } else {
         cubind_status = cubind_fn(pCopy);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9856,7 +9979,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
     } else {
         cubind_status = cubind_fn(pCopy);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9890,7 +10014,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
     } else {
         cubind_status = cubind_fn(dst, src, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9924,7 +10049,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcont
     } else {
         cubind_status = cubind_fn(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9958,7 +10084,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, con
     } else {
         cubind_status = cubind_fn(dstDevice, srcHost, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -9992,7 +10119,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr
     } else {
         cubind_status = cubind_fn(dstHost, srcDevice, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10026,7 +10154,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUd
     } else {
         cubind_status = cubind_fn(dstDevice, srcDevice, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10060,7 +10189,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t d
     } else {
         cubind_status = cubind_fn(dstArray, dstOffset, srcHost, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10094,7 +10224,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray src
     } else {
         cubind_status = cubind_fn(dstHost, srcArray, srcOffset, ByteCount, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10128,7 +10259,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, 
     } else {
         cubind_status = cubind_fn(pCopy, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10162,7 +10294,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, 
     } else {
         cubind_status = cubind_fn(pCopy, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10196,7 +10329,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p
     } else {
         cubind_status = cubind_fn(pCopy, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10230,7 +10364,8 @@ static CUBIND_COLD CUresult slow_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdevi
     } else {
         cubind_status = cubind_fn(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10264,7 +10399,8 @@ static CUBIND_COLD CUresult slow_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEM
     } else {
         cubind_status = cubind_fn(numOps, opList, flags, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10298,7 +10434,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned c
     } else {
         cubind_status = cubind_fn(dstDevice, uc, N);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10332,7 +10469,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned 
     } else {
         cubind_status = cubind_fn(dstDevice, us, N);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10366,7 +10504,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned 
     } else {
         cubind_status = cubind_fn(dstDevice, ui, N);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10400,7 +10539,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t d
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10434,7 +10574,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t 
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10468,7 +10609,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t 
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10502,7 +10644,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned
     } else {
         cubind_status = cubind_fn(dstDevice, uc, N, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10536,7 +10679,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD16Async(CUdeviceptr dstDevice, unsigne
     } else {
         cubind_status = cubind_fn(dstDevice, us, N, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10570,7 +10714,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD32Async(CUdeviceptr dstDevice, unsigne
     } else {
         cubind_status = cubind_fn(dstDevice, ui, N, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10604,7 +10749,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, uc, Width, Height, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10638,7 +10784,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, us, Width, Height, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10672,7 +10819,8 @@ static CUBIND_COLD CUresult slow_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_
     } else {
         cubind_status = cubind_fn(dstDevice, dstPitch, ui, Width, Height, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10706,7 +10854,8 @@ static CUBIND_COLD CUresult slow_cuArrayCreate_v2(CUarray *pHandle, const CUDA_A
     } else {
         cubind_status = cubind_fn(pHandle, pAllocateArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10740,7 +10889,8 @@ static CUBIND_COLD CUresult slow_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *
     } else {
         cubind_status = cubind_fn(pArrayDescriptor, hArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10774,7 +10924,8 @@ static CUBIND_COLD CUresult slow_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PR
     } else {
         cubind_status = cubind_fn(sparseProperties, array);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10808,7 +10959,8 @@ static CUBIND_COLD CUresult slow_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_
     } else {
         cubind_status = cubind_fn(sparseProperties, mipmap);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10842,7 +10994,8 @@ static CUBIND_COLD CUresult slow_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_
     } else {
         cubind_status = cubind_fn(memoryRequirements, array, device);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10876,7 +11029,8 @@ static CUBIND_COLD CUresult slow_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRA
     } else {
         cubind_status = cubind_fn(memoryRequirements, mipmap, device);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10910,7 +11064,8 @@ static CUBIND_COLD CUresult slow_cuArrayGetPlane(CUarray *pPlaneArray, CUarray h
     } else {
         cubind_status = cubind_fn(pPlaneArray, hArray, planeIdx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10944,7 +11099,8 @@ static CUBIND_COLD CUresult slow_cuArrayDestroy(CUarray hArray)
     } else {
         cubind_status = cubind_fn(hArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -10978,7 +11134,8 @@ static CUBIND_COLD CUresult slow_cuArray3DCreate_v2(CUarray *pHandle, const CUDA
     } else {
         cubind_status = cubind_fn(pHandle, pAllocateArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11012,7 +11169,8 @@ static CUBIND_COLD CUresult slow_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPT
     } else {
         cubind_status = cubind_fn(pArrayDescriptor, hArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11046,7 +11204,8 @@ static CUBIND_COLD CUresult slow_cuMipmappedArrayCreate(CUmipmappedArray *pHandl
     } else {
         cubind_status = cubind_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11080,7 +11239,8 @@ static CUBIND_COLD CUresult slow_cuMipmappedArrayGetLevel(CUarray *pLevelArray, 
     } else {
         cubind_status = cubind_fn(pLevelArray, hMipmappedArray, level);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11114,7 +11274,8 @@ static CUBIND_COLD CUresult slow_cuMipmappedArrayDestroy(CUmipmappedArray hMipma
     } else {
         cubind_status = cubind_fn(hMipmappedArray);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11148,7 +11309,8 @@ static CUBIND_COLD CUresult slow_cuMemGetHandleForAddressRange(void *handle, CUd
     } else {
         cubind_status = cubind_fn(handle, dptr, size, handleType, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11182,7 +11344,8 @@ static CUBIND_COLD CUresult slow_cuMemBatchDecompressAsync(CUmemDecompressParams
     } else {
         cubind_status = cubind_fn(paramsArray, count, flags, errorIndex, stream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11216,7 +11379,8 @@ static CUBIND_COLD CUresult slow_cuMemAddressReserve(CUdeviceptr *ptr, size_t si
     } else {
         cubind_status = cubind_fn(ptr, size, alignment, addr, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11250,7 +11414,8 @@ static CUBIND_COLD CUresult slow_cuMemAddressFree(CUdeviceptr ptr, size_t size)
     } else {
         cubind_status = cubind_fn(ptr, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11284,7 +11449,8 @@ static CUBIND_COLD CUresult slow_cuMemCreate(CUmemGenericAllocationHandle *handl
     } else {
         cubind_status = cubind_fn(handle, size, prop, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11318,7 +11484,8 @@ static CUBIND_COLD CUresult slow_cuMemRelease(CUmemGenericAllocationHandle handl
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11352,7 +11519,8 @@ static CUBIND_COLD CUresult slow_cuMemMap(CUdeviceptr ptr, size_t size, size_t o
     } else {
         cubind_status = cubind_fn(ptr, size, offset, handle, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11386,7 +11554,8 @@ static CUBIND_COLD CUresult slow_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList,
     } else {
         cubind_status = cubind_fn(mapInfoList, count, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11420,7 +11589,8 @@ static CUBIND_COLD CUresult slow_cuMemUnmap(CUdeviceptr ptr, size_t size)
     } else {
         cubind_status = cubind_fn(ptr, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11454,7 +11624,8 @@ static CUBIND_COLD CUresult slow_cuMemSetAccess(CUdeviceptr ptr, size_t size, co
     } else {
         cubind_status = cubind_fn(ptr, size, desc, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11488,7 +11659,8 @@ static CUBIND_COLD CUresult slow_cuMemGetAccess(unsigned long long *flags, const
     } else {
         cubind_status = cubind_fn(flags, location, ptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11522,7 +11694,8 @@ static CUBIND_COLD CUresult slow_cuMemExportToShareableHandle(void *shareableHan
     } else {
         cubind_status = cubind_fn(shareableHandle, handle, handleType, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11556,7 +11729,8 @@ static CUBIND_COLD CUresult slow_cuMemImportFromShareableHandle(CUmemGenericAllo
     } else {
         cubind_status = cubind_fn(handle, osHandle, shHandleType);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11590,7 +11764,8 @@ static CUBIND_COLD CUresult slow_cuMemGetAllocationGranularity(size_t *granulari
     } else {
         cubind_status = cubind_fn(granularity, prop, option);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11624,7 +11799,8 @@ static CUBIND_COLD CUresult slow_cuMemGetAllocationPropertiesFromHandle(CUmemAll
     } else {
         cubind_status = cubind_fn(prop, handle);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11658,7 +11834,8 @@ static CUBIND_COLD CUresult slow_cuMemRetainAllocationHandle(CUmemGenericAllocat
     } else {
         cubind_status = cubind_fn(handle, addr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11692,7 +11869,8 @@ static CUBIND_COLD CUresult slow_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStre
     } else {
         cubind_status = cubind_fn(dptr, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11726,7 +11904,8 @@ static CUBIND_COLD CUresult slow_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes
     } else {
         cubind_status = cubind_fn(dptr, bytesize, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11760,7 +11939,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBy
     } else {
         cubind_status = cubind_fn(pool, minBytesToKeep);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11794,7 +11974,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemP
     } else {
         cubind_status = cubind_fn(pool, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11828,7 +12009,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemP
     } else {
         cubind_status = cubind_fn(pool, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11862,7 +12044,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolSetAccess(CUmemoryPool pool, const CUm
     } else {
         cubind_status = cubind_fn(pool, map, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11896,7 +12079,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolGetAccess(CUmemAccess_flags *flags, CU
     } else {
         cubind_status = cubind_fn(flags, memPool, location);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11930,7 +12114,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolCreate(CUmemoryPool *pool, const CUmem
     } else {
         cubind_status = cubind_fn(pool, poolProps);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11964,7 +12149,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolDestroy(CUmemoryPool pool)
     } else {
         cubind_status = cubind_fn(pool);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -11998,7 +12184,8 @@ static CUBIND_COLD CUresult slow_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, 
     } else {
         cubind_status = cubind_fn(pool_out, location, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12032,7 +12219,8 @@ static CUBIND_COLD CUresult slow_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocati
     } else {
         cubind_status = cubind_fn(pool, location, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12066,7 +12254,8 @@ static CUBIND_COLD CUresult slow_cuMemSetMemPool(CUmemLocation *location, CUmemA
     } else {
         cubind_status = cubind_fn(location, type, pool);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12100,7 +12289,8 @@ static CUBIND_COLD CUresult slow_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size
     } else {
         cubind_status = cubind_fn(dptr, bytesize, pool, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12134,7 +12324,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolExportToShareableHandle(void *handle_o
     } else {
         cubind_status = cubind_fn(handle_out, pool, handleType, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12168,7 +12359,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolImportFromShareableHandle(CUmemoryPool
     } else {
         cubind_status = cubind_fn(pool_out, handle, handleType, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12202,7 +12394,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolExportPointer(CUmemPoolPtrExportData *
     } else {
         cubind_status = cubind_fn(shareData_out, ptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12236,7 +12429,8 @@ static CUBIND_COLD CUresult slow_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CU
     } else {
         cubind_status = cubind_fn(ptr_out, pool, shareData);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12270,7 +12464,8 @@ static CUBIND_COLD CUresult slow_cuMulticastCreate(CUmemGenericAllocationHandle 
     } else {
         cubind_status = cubind_fn(mcHandle, prop);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12304,7 +12499,8 @@ static CUBIND_COLD CUresult slow_cuMulticastAddDevice(CUmemGenericAllocationHand
     } else {
         cubind_status = cubind_fn(mcHandle, dev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12338,7 +12534,8 @@ static CUBIND_COLD CUresult slow_cuMulticastBindMem(CUmemGenericAllocationHandle
     } else {
         cubind_status = cubind_fn(mcHandle, mcOffset, memHandle, memOffset, size, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12372,7 +12569,8 @@ static CUBIND_COLD CUresult slow_cuMulticastBindAddr(CUmemGenericAllocationHandl
     } else {
         cubind_status = cubind_fn(mcHandle, mcOffset, memptr, size, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12406,7 +12604,8 @@ static CUBIND_COLD CUresult slow_cuMulticastUnbind(CUmemGenericAllocationHandle 
     } else {
         cubind_status = cubind_fn(mcHandle, dev, mcOffset, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12440,7 +12639,8 @@ static CUBIND_COLD CUresult slow_cuMulticastGetGranularity(size_t *granularity, 
     } else {
         cubind_status = cubind_fn(granularity, prop, option);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12474,7 +12674,8 @@ static CUBIND_COLD CUresult slow_cuPointerGetAttribute(void *data, CUpointer_att
     } else {
         cubind_status = cubind_fn(data, attribute, ptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12508,7 +12709,8 @@ static CUBIND_COLD CUresult slow_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_
     } else {
         cubind_status = cubind_fn(devPtr, count, location, flags, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12542,7 +12744,8 @@ static CUBIND_COLD CUresult slow_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count
     } else {
         cubind_status = cubind_fn(devPtr, count, advice, location);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12576,7 +12779,8 @@ static CUBIND_COLD CUresult slow_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, siz
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12610,7 +12814,8 @@ static CUBIND_COLD CUresult slow_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, flags, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12644,7 +12849,8 @@ static CUBIND_COLD CUresult slow_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *
     } else {
         cubind_status = cubind_fn(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12678,7 +12884,8 @@ static CUBIND_COLD CUresult slow_cuMemRangeGetAttribute(void *data, size_t dataS
     } else {
         cubind_status = cubind_fn(data, dataSize, attribute, devPtr, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12712,7 +12919,8 @@ static CUBIND_COLD CUresult slow_cuMemRangeGetAttributes(void **data, size_t *da
     } else {
         cubind_status = cubind_fn(data, dataSizes, attributes, numAttributes, devPtr, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12746,7 +12954,8 @@ static CUBIND_COLD CUresult slow_cuPointerSetAttribute(const void *value, CUpoin
     } else {
         cubind_status = cubind_fn(value, attribute, ptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12780,7 +12989,8 @@ static CUBIND_COLD CUresult slow_cuPointerGetAttributes(unsigned int numAttribut
     } else {
         cubind_status = cubind_fn(numAttributes, attributes, data, ptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12814,7 +13024,8 @@ static CUBIND_COLD CUresult slow_cuStreamCreate(CUstream *phStream, unsigned int
     } else {
         cubind_status = cubind_fn(phStream, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12848,7 +13059,8 @@ static CUBIND_COLD CUresult slow_cuStreamCreateWithPriority(CUstream *phStream, 
     } else {
         cubind_status = cubind_fn(phStream, flags, priority);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12882,7 +13094,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetPriority(CUstream hStream, int *prio
     } else {
         cubind_status = cubind_fn(hStream, priority);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12916,7 +13129,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetDevice(CUstream hStream, CUdevice *d
     } else {
         cubind_status = cubind_fn(hStream, device);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12950,7 +13164,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetFlags(CUstream hStream, unsigned int
     } else {
         cubind_status = cubind_fn(hStream, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -12984,7 +13199,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetId(CUstream hStream, unsigned long l
     } else {
         cubind_status = cubind_fn(hStream, streamId);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13018,7 +13234,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetCtx(CUstream hStream, CUcontext *pct
     } else {
         cubind_status = cubind_fn(hStream, pctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13052,7 +13269,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetCtx_v2(CUstream hStream, CUcontext *
     } else {
         cubind_status = cubind_fn(hStream, pCtx, pGreenCtx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13086,7 +13304,8 @@ static CUBIND_COLD CUresult slow_cuStreamWaitEvent(CUstream hStream, CUevent hEv
     } else {
         cubind_status = cubind_fn(hStream, hEvent, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13120,7 +13339,8 @@ static CUBIND_COLD CUresult slow_cuStreamAddCallback(CUstream hStream, CUstreamC
     } else {
         cubind_status = cubind_fn(hStream, callback, userData, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13154,7 +13374,8 @@ static CUBIND_COLD CUresult slow_cuStreamBeginCapture_v2(CUstream hStream, CUstr
     } else {
         cubind_status = cubind_fn(hStream, mode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13188,7 +13409,8 @@ static CUBIND_COLD CUresult slow_cuStreamBeginCaptureToGraph(CUstream hStream, C
     } else {
         cubind_status = cubind_fn(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13222,7 +13444,8 @@ static CUBIND_COLD CUresult slow_cuThreadExchangeStreamCaptureMode(CUstreamCaptu
     } else {
         cubind_status = cubind_fn(mode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13256,7 +13479,8 @@ static CUBIND_COLD CUresult slow_cuStreamEndCapture(CUstream hStream, CUgraph *p
     } else {
         cubind_status = cubind_fn(hStream, phGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13290,7 +13514,8 @@ static CUBIND_COLD CUresult slow_cuStreamIsCapturing(CUstream hStream, CUstreamC
     } else {
         cubind_status = cubind_fn(hStream, captureStatus);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13324,7 +13549,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetCaptureInfo_v3(CUstream hStream, CUs
     } else {
         cubind_status = cubind_fn(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13358,7 +13584,8 @@ static CUBIND_COLD CUresult slow_cuStreamUpdateCaptureDependencies_v2(CUstream h
     } else {
         cubind_status = cubind_fn(hStream, dependencies, dependencyData, numDependencies, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13392,7 +13619,8 @@ static CUBIND_COLD CUresult slow_cuStreamAttachMemAsync(CUstream hStream, CUdevi
     } else {
         cubind_status = cubind_fn(hStream, dptr, length, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13426,7 +13654,8 @@ static CUBIND_COLD CUresult slow_cuStreamQuery(CUstream hStream)
     } else {
         cubind_status = cubind_fn(hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13460,7 +13689,8 @@ static CUBIND_COLD CUresult slow_cuStreamSynchronize(CUstream hStream)
     } else {
         cubind_status = cubind_fn(hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13494,7 +13724,8 @@ static CUBIND_COLD CUresult slow_cuStreamDestroy_v2(CUstream hStream)
     } else {
         cubind_status = cubind_fn(hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13528,7 +13759,8 @@ static CUBIND_COLD CUresult slow_cuStreamCopyAttributes(CUstream dst, CUstream s
     } else {
         cubind_status = cubind_fn(dst, src);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13562,7 +13794,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetAttribute(CUstream hStream, CUstream
     } else {
         cubind_status = cubind_fn(hStream, attr, value_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13596,7 +13829,8 @@ static CUBIND_COLD CUresult slow_cuStreamSetAttribute(CUstream hStream, CUstream
     } else {
         cubind_status = cubind_fn(hStream, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13630,7 +13864,8 @@ static CUBIND_COLD CUresult slow_cuEventCreate(CUevent *phEvent, unsigned int Fl
     } else {
         cubind_status = cubind_fn(phEvent, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13664,7 +13899,8 @@ static CUBIND_COLD CUresult slow_cuEventRecord(CUevent hEvent, CUstream hStream)
     } else {
         cubind_status = cubind_fn(hEvent, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13698,7 +13934,8 @@ static CUBIND_COLD CUresult slow_cuEventRecordWithFlags(CUevent hEvent, CUstream
     } else {
         cubind_status = cubind_fn(hEvent, hStream, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13732,7 +13969,8 @@ static CUBIND_COLD CUresult slow_cuEventQuery(CUevent hEvent)
     } else {
         cubind_status = cubind_fn(hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13766,7 +14004,8 @@ static CUBIND_COLD CUresult slow_cuEventSynchronize(CUevent hEvent)
     } else {
         cubind_status = cubind_fn(hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13800,7 +14039,8 @@ static CUBIND_COLD CUresult slow_cuEventDestroy_v2(CUevent hEvent)
     } else {
         cubind_status = cubind_fn(hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13834,7 +14074,8 @@ static CUBIND_COLD CUresult slow_cuEventElapsedTime_v2(float *pMilliseconds, CUe
     } else {
         cubind_status = cubind_fn(pMilliseconds, hStart, hEnd);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13868,7 +14109,8 @@ static CUBIND_COLD CUresult slow_cuImportExternalMemory(CUexternalMemory *extMem
     } else {
         cubind_status = cubind_fn(extMem_out, memHandleDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13902,7 +14144,8 @@ static CUBIND_COLD CUresult slow_cuExternalMemoryGetMappedBuffer(CUdeviceptr *de
     } else {
         cubind_status = cubind_fn(devPtr, extMem, bufferDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13936,7 +14179,8 @@ static CUBIND_COLD CUresult slow_cuExternalMemoryGetMappedMipmappedArray(CUmipma
     } else {
         cubind_status = cubind_fn(mipmap, extMem, mipmapDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -13970,7 +14214,8 @@ static CUBIND_COLD CUresult slow_cuDestroyExternalMemory(CUexternalMemory extMem
     } else {
         cubind_status = cubind_fn(extMem);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14004,7 +14249,8 @@ static CUBIND_COLD CUresult slow_cuImportExternalSemaphore(CUexternalSemaphore *
     } else {
         cubind_status = cubind_fn(extSem_out, semHandleDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14038,7 +14284,8 @@ static CUBIND_COLD CUresult slow_cuSignalExternalSemaphoresAsync(const CUexterna
     } else {
         cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14072,7 +14319,8 @@ static CUBIND_COLD CUresult slow_cuWaitExternalSemaphoresAsync(const CUexternalS
     } else {
         cubind_status = cubind_fn(extSemArray, paramsArray, numExtSems, stream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14106,7 +14354,8 @@ static CUBIND_COLD CUresult slow_cuDestroyExternalSemaphore(CUexternalSemaphore 
     } else {
         cubind_status = cubind_fn(extSem);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14140,7 +14389,8 @@ static CUBIND_COLD CUresult slow_cuStreamWaitValue32_v2(CUstream stream, CUdevic
     } else {
         cubind_status = cubind_fn(stream, addr, value, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14174,7 +14424,8 @@ static CUBIND_COLD CUresult slow_cuStreamWaitValue64_v2(CUstream stream, CUdevic
     } else {
         cubind_status = cubind_fn(stream, addr, value, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14208,7 +14459,8 @@ static CUBIND_COLD CUresult slow_cuStreamWriteValue32_v2(CUstream stream, CUdevi
     } else {
         cubind_status = cubind_fn(stream, addr, value, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14242,7 +14494,8 @@ static CUBIND_COLD CUresult slow_cuStreamWriteValue64_v2(CUstream stream, CUdevi
     } else {
         cubind_status = cubind_fn(stream, addr, value, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14276,7 +14529,8 @@ static CUBIND_COLD CUresult slow_cuStreamBatchMemOp_v2(CUstream stream, unsigned
     } else {
         cubind_status = cubind_fn(stream, count, paramArray, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14310,7 +14564,8 @@ static CUBIND_COLD CUresult slow_cuFuncGetAttribute(int *pi, CUfunction_attribut
     } else {
         cubind_status = cubind_fn(pi, attrib, hfunc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14344,7 +14599,8 @@ static CUBIND_COLD CUresult slow_cuFuncSetAttribute(CUfunction hfunc, CUfunction
     } else {
         cubind_status = cubind_fn(hfunc, attrib, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14378,7 +14634,8 @@ static CUBIND_COLD CUresult slow_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_c
     } else {
         cubind_status = cubind_fn(hfunc, config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14412,7 +14669,8 @@ static CUBIND_COLD CUresult slow_cuFuncGetModule(CUmodule *hmod, CUfunction hfun
     } else {
         cubind_status = cubind_fn(hmod, hfunc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14446,7 +14704,8 @@ static CUBIND_COLD CUresult slow_cuFuncGetName(const char **name, CUfunction hfu
     } else {
         cubind_status = cubind_fn(name, hfunc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14480,7 +14739,8 @@ static CUBIND_COLD CUresult slow_cuFuncGetParamInfo(CUfunction func, size_t para
     } else {
         cubind_status = cubind_fn(func, paramIndex, paramOffset, paramSize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14514,7 +14774,8 @@ static CUBIND_COLD CUresult slow_cuFuncIsLoaded(CUfunctionLoadingState *state, C
     } else {
         cubind_status = cubind_fn(state, function);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14548,7 +14809,8 @@ static CUBIND_COLD CUresult slow_cuFuncLoad(CUfunction function)
     } else {
         cubind_status = cubind_fn(function);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14582,7 +14844,8 @@ static CUBIND_COLD CUresult slow_cuLaunchKernel(CUfunction f, unsigned int gridD
     } else {
         cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14616,7 +14879,8 @@ static CUBIND_COLD CUresult slow_cuLaunchKernelEx(const CUlaunchConfig *config, 
     } else {
         cubind_status = cubind_fn(config, f, kernelParams, extra);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14650,7 +14914,8 @@ static CUBIND_COLD CUresult slow_cuLaunchCooperativeKernel(CUfunction f, unsigne
     } else {
         cubind_status = cubind_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14684,7 +14949,8 @@ static CUBIND_COLD CUresult slow_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNC
     } else {
         cubind_status = cubind_fn(launchParamsList, numDevices, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14718,7 +14984,8 @@ static CUBIND_COLD CUresult slow_cuLaunchHostFunc(CUstream hStream, CUhostFn fn,
     } else {
         cubind_status = cubind_fn(hStream, fn, userData);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14752,7 +15019,8 @@ static CUBIND_COLD CUresult slow_cuFuncSetBlockShape(CUfunction hfunc, int x, in
     } else {
         cubind_status = cubind_fn(hfunc, x, y, z);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14786,7 +15054,8 @@ static CUBIND_COLD CUresult slow_cuFuncSetSharedSize(CUfunction hfunc, unsigned 
     } else {
         cubind_status = cubind_fn(hfunc, bytes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14820,7 +15089,8 @@ static CUBIND_COLD CUresult slow_cuParamSetSize(CUfunction hfunc, unsigned int n
     } else {
         cubind_status = cubind_fn(hfunc, numbytes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14854,7 +15124,8 @@ static CUBIND_COLD CUresult slow_cuParamSeti(CUfunction hfunc, int offset, unsig
     } else {
         cubind_status = cubind_fn(hfunc, offset, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14888,7 +15159,8 @@ static CUBIND_COLD CUresult slow_cuParamSetf(CUfunction hfunc, int offset, float
     } else {
         cubind_status = cubind_fn(hfunc, offset, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14922,7 +15194,8 @@ static CUBIND_COLD CUresult slow_cuParamSetv(CUfunction hfunc, int offset, void 
     } else {
         cubind_status = cubind_fn(hfunc, offset, ptr, numbytes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14956,7 +15229,8 @@ static CUBIND_COLD CUresult slow_cuLaunch(CUfunction f)
     } else {
         cubind_status = cubind_fn(f);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -14990,7 +15264,8 @@ static CUBIND_COLD CUresult slow_cuLaunchGrid(CUfunction f, int grid_width, int 
     } else {
         cubind_status = cubind_fn(f, grid_width, grid_height);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15024,7 +15299,8 @@ static CUBIND_COLD CUresult slow_cuLaunchGridAsync(CUfunction f, int grid_width,
     } else {
         cubind_status = cubind_fn(f, grid_width, grid_height, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15058,7 +15334,8 @@ static CUBIND_COLD CUresult slow_cuParamSetTexRef(CUfunction hfunc, int texunit,
     } else {
         cubind_status = cubind_fn(hfunc, texunit, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15092,7 +15369,8 @@ static CUBIND_COLD CUresult slow_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsh
     } else {
         cubind_status = cubind_fn(hfunc, config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15126,7 +15404,8 @@ static CUBIND_COLD CUresult slow_cuGraphCreate(CUgraph *phGraph, unsigned int fl
     } else {
         cubind_status = cubind_fn(phGraph, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15160,7 +15439,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNod
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15194,7 +15474,8 @@ static CUBIND_COLD CUresult slow_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15228,7 +15509,8 @@ static CUBIND_COLD CUresult slow_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15262,7 +15544,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, 
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15296,7 +15579,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, C
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15330,7 +15614,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, c
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15364,7 +15649,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, 
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15398,7 +15684,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemsetNodeGetParams(CUgraphNode hNode, C
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15432,7 +15719,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemsetNodeSetParams(CUgraphNode hNode, c
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15466,7 +15754,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddHostNode(CUgraphNode *phGraphNode, CU
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15500,7 +15789,8 @@ static CUBIND_COLD CUresult slow_cuGraphHostNodeGetParams(CUgraphNode hNode, CUD
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15534,7 +15824,8 @@ static CUBIND_COLD CUresult slow_cuGraphHostNodeSetParams(CUgraphNode hNode, con
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15568,7 +15859,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddChildGraphNode(CUgraphNode *phGraphNo
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15602,7 +15894,8 @@ static CUBIND_COLD CUresult slow_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, phGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15636,7 +15929,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, C
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15670,7 +15964,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddEventRecordNode(CUgraphNode *phGraphN
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15704,7 +15999,8 @@ static CUBIND_COLD CUresult slow_cuGraphEventRecordNodeGetEvent(CUgraphNode hNod
     } else {
         cubind_status = cubind_fn(hNode, event_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15738,7 +16034,8 @@ static CUBIND_COLD CUresult slow_cuGraphEventRecordNodeSetEvent(CUgraphNode hNod
     } else {
         cubind_status = cubind_fn(hNode, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15772,7 +16069,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddEventWaitNode(CUgraphNode *phGraphNod
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15806,7 +16104,8 @@ static CUBIND_COLD CUresult slow_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode,
     } else {
         cubind_status = cubind_fn(hNode, event_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15840,7 +16139,8 @@ static CUBIND_COLD CUresult slow_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode,
     } else {
         cubind_status = cubind_fn(hNode, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15874,7 +16174,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddExternalSemaphoresSignalNode(CUgraphN
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15908,7 +16209,8 @@ static CUBIND_COLD CUresult slow_cuGraphExternalSemaphoresSignalNodeGetParams(CU
     } else {
         cubind_status = cubind_fn(hNode, params_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15942,7 +16244,8 @@ static CUBIND_COLD CUresult slow_cuGraphExternalSemaphoresSignalNodeSetParams(CU
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -15976,7 +16279,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddExternalSemaphoresWaitNode(CUgraphNod
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16010,7 +16314,8 @@ static CUBIND_COLD CUresult slow_cuGraphExternalSemaphoresWaitNodeGetParams(CUgr
     } else {
         cubind_status = cubind_fn(hNode, params_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16044,7 +16349,8 @@ static CUBIND_COLD CUresult slow_cuGraphExternalSemaphoresWaitNodeSetParams(CUgr
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16078,7 +16384,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNo
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16112,7 +16419,8 @@ static CUBIND_COLD CUresult slow_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNod
     } else {
         cubind_status = cubind_fn(hNode, nodeParams_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16146,7 +16454,8 @@ static CUBIND_COLD CUresult slow_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNod
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16180,7 +16489,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec 
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16214,7 +16524,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16248,7 +16559,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemAllocNodeGetParams(CUgraphNode hNode,
     } else {
         cubind_status = cubind_fn(hNode, params_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16282,7 +16594,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode,
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, dptr);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16316,7 +16629,8 @@ static CUBIND_COLD CUresult slow_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, 
     } else {
         cubind_status = cubind_fn(hNode, dptr_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16350,7 +16664,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGraphMemTrim(CUdevice device)
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16384,7 +16699,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetGraphMemAttribute(CUdevice device, C
     } else {
         cubind_status = cubind_fn(device, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16418,7 +16734,8 @@ static CUBIND_COLD CUresult slow_cuDeviceSetGraphMemAttribute(CUdevice device, C
     } else {
         cubind_status = cubind_fn(device, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16452,7 +16769,8 @@ static CUBIND_COLD CUresult slow_cuGraphClone(CUgraph *phGraphClone, CUgraph ori
     } else {
         cubind_status = cubind_fn(phGraphClone, originalGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16486,7 +16804,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeFindInClone(CUgraphNode *phNode, CUg
     } else {
         cubind_status = cubind_fn(phNode, hOriginalNode, hClonedGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16520,7 +16839,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNo
     } else {
         cubind_status = cubind_fn(hNode, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16554,7 +16874,8 @@ static CUBIND_COLD CUresult slow_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *no
     } else {
         cubind_status = cubind_fn(hGraph, nodes, numNodes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16588,7 +16909,8 @@ static CUBIND_COLD CUresult slow_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode
     } else {
         cubind_status = cubind_fn(hGraph, rootNodes, numRootNodes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16622,7 +16944,8 @@ static CUBIND_COLD CUresult slow_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode 
     } else {
         cubind_status = cubind_fn(hGraph, from, to, edgeData, numEdges);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16656,7 +16979,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeGetDependencies_v2(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, dependencies, edgeData, numDependencies);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16690,7 +17014,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNo
     } else {
         cubind_status = cubind_fn(hNode, dependentNodes, edgeData, numDependentNodes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16724,7 +17049,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddDependencies_v2(CUgraph hGraph, const
     } else {
         cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16758,7 +17084,8 @@ static CUBIND_COLD CUresult slow_cuGraphRemoveDependencies_v2(CUgraph hGraph, co
     } else {
         cubind_status = cubind_fn(hGraph, from, to, edgeData, numDependencies);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 325, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 325, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16792,7 +17119,8 @@ static CUBIND_COLD CUresult slow_cuGraphDestroyNode(CUgraphNode hNode)
     } else {
         cubind_status = cubind_fn(hNode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 326, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 326, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16826,7 +17154,8 @@ static CUBIND_COLD CUresult slow_cuGraphInstantiateWithFlags(CUgraphExec *phGrap
     } else {
         cubind_status = cubind_fn(phGraphExec, hGraph, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 327, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 327, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16860,7 +17189,8 @@ static CUBIND_COLD CUresult slow_cuGraphInstantiateWithParams(CUgraphExec *phGra
     } else {
         cubind_status = cubind_fn(phGraphExec, hGraph, instantiateParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 328, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 328, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16894,7 +17224,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuu
     } else {
         cubind_status = cubind_fn(hGraphExec, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 329, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 329, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16928,7 +17259,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecKernelNodeSetParams_v2(CUgraphExec h
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 330, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 330, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16962,7 +17294,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGra
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, copyParams, ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 331, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 331, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -16996,7 +17329,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecMemsetNodeSetParams(CUgraphExec hGra
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, memsetParams, ctx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 332, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 332, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17030,7 +17364,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecHostNodeSetParams(CUgraphExec hGraph
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 333, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 333, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17064,7 +17399,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecChildGraphNodeSetParams(CUgraphExec 
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, childGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 334, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 334, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17098,7 +17434,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecEventRecordNodeSetEvent(CUgraphExec 
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 335, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 335, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17132,7 +17469,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hG
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, event);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 336, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 336, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17166,7 +17504,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecExternalSemaphoresSignalNodeSetParam
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 337, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 337, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17200,7 +17539,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 338, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 338, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17234,7 +17574,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, C
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 339, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 339, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17268,7 +17609,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, C
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, isEnabled);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 340, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 340, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17302,7 +17644,8 @@ static CUBIND_COLD CUresult slow_cuGraphUpload(CUgraphExec hGraphExec, CUstream 
     } else {
         cubind_status = cubind_fn(hGraphExec, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 341, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 341, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17336,7 +17679,8 @@ static CUBIND_COLD CUresult slow_cuGraphLaunch(CUgraphExec hGraphExec, CUstream 
     } else {
         cubind_status = cubind_fn(hGraphExec, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 342, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 342, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17370,7 +17714,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecDestroy(CUgraphExec hGraphExec)
     } else {
         cubind_status = cubind_fn(hGraphExec);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 343, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 343, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17404,7 +17749,8 @@ static CUBIND_COLD CUresult slow_cuGraphDestroy(CUgraph hGraph)
     } else {
         cubind_status = cubind_fn(hGraph);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 344, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 344, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17438,7 +17784,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CU
     } else {
         cubind_status = cubind_fn(hGraphExec, hGraph, resultInfo);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 345, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 345, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17472,7 +17819,8 @@ static CUBIND_COLD CUresult slow_cuGraphKernelNodeCopyAttributes(CUgraphNode dst
     } else {
         cubind_status = cubind_fn(dst, src);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 346, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 346, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17506,7 +17854,8 @@ static CUBIND_COLD CUresult slow_cuGraphKernelNodeGetAttribute(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, attr, value_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 347, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 347, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17540,7 +17889,8 @@ static CUBIND_COLD CUresult slow_cuGraphKernelNodeSetAttribute(CUgraphNode hNode
     } else {
         cubind_status = cubind_fn(hNode, attr, value);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 348, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 348, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17574,7 +17924,8 @@ static CUBIND_COLD CUresult slow_cuGraphDebugDotPrint(CUgraph hGraph, const char
     } else {
         cubind_status = cubind_fn(hGraph, path, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 349, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 349, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17608,7 +17959,8 @@ static CUBIND_COLD CUresult slow_cuUserObjectCreate(CUuserObject *object_out, vo
     } else {
         cubind_status = cubind_fn(object_out, ptr, destroy, initialRefcount, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 350, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 350, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17642,7 +17994,8 @@ static CUBIND_COLD CUresult slow_cuUserObjectRetain(CUuserObject object, unsigne
     } else {
         cubind_status = cubind_fn(object, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 351, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 351, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17676,7 +18029,8 @@ static CUBIND_COLD CUresult slow_cuUserObjectRelease(CUuserObject object, unsign
     } else {
         cubind_status = cubind_fn(object, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 352, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 352, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17710,7 +18064,8 @@ static CUBIND_COLD CUresult slow_cuGraphRetainUserObject(CUgraph graph, CUuserOb
     } else {
         cubind_status = cubind_fn(graph, object, count, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 353, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 353, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17744,7 +18099,8 @@ static CUBIND_COLD CUresult slow_cuGraphReleaseUserObject(CUgraph graph, CUuserO
     } else {
         cubind_status = cubind_fn(graph, object, count);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 354, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 354, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17778,7 +18134,8 @@ static CUBIND_COLD CUresult slow_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUg
     } else {
         cubind_status = cubind_fn(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 355, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 355, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17812,7 +18169,8 @@ static CUBIND_COLD CUresult slow_cuGraphNodeSetParams(CUgraphNode hNode, CUgraph
     } else {
         cubind_status = cubind_fn(hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 356, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 356, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17846,7 +18204,8 @@ static CUBIND_COLD CUresult slow_cuGraphExecNodeSetParams(CUgraphExec hGraphExec
     } else {
         cubind_status = cubind_fn(hGraphExec, hNode, nodeParams);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 357, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 357, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17880,7 +18239,8 @@ static CUBIND_COLD CUresult slow_cuGraphConditionalHandleCreate(CUgraphCondition
     } else {
         cubind_status = cubind_fn(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 358, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 358, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17914,7 +18274,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(int
     } else {
         cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 359, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 359, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17948,7 +18309,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWith
     } else {
         cubind_status = cubind_fn(numBlocks, func, blockSize, dynamicSMemSize, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 360, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 360, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -17982,7 +18344,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxPotentialBlockSize(int *minGridSi
     } else {
         cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 361, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 361, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18016,7 +18379,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxPotentialBlockSizeWithFlags(int *
     } else {
         cubind_status = cubind_fn(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 362, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 362, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18050,7 +18414,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyAvailableDynamicSMemPerBlock(size_t 
     } else {
         cubind_status = cubind_fn(dynamicSmemSize, func, numBlocks, blockSize);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 363, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 363, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18084,7 +18449,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxPotentialClusterSize(int *cluster
     } else {
         cubind_status = cubind_fn(clusterSize, func, config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 364, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 364, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18118,7 +18484,8 @@ static CUBIND_COLD CUresult slow_cuOccupancyMaxActiveClusters(int *numClusters, 
     } else {
         cubind_status = cubind_fn(numClusters, func, config);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 365, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 365, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18152,7 +18519,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetArray(CUtexref hTexRef, CUarray hArr
     } else {
         cubind_status = cubind_fn(hTexRef, hArray, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 366, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 366, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18186,7 +18554,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUm
     } else {
         cubind_status = cubind_fn(hTexRef, hMipmappedArray, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 367, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 367, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18220,7 +18589,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtex
     } else {
         cubind_status = cubind_fn(ByteOffset, hTexRef, dptr, bytes);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 368, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 368, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18254,7 +18624,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const
     } else {
         cubind_status = cubind_fn(hTexRef, desc, dptr, Pitch);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 369, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 369, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18288,7 +18659,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetFormat(CUtexref hTexRef, CUarray_for
     } else {
         cubind_status = cubind_fn(hTexRef, fmt, NumPackedComponents);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 370, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 370, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18322,7 +18694,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetAddressMode(CUtexref hTexRef, int di
     } else {
         cubind_status = cubind_fn(hTexRef, dim, am);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 371, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 371, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18356,7 +18729,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilte
     } else {
         cubind_status = cubind_fn(hTexRef, fm);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 372, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 372, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18390,7 +18764,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, C
     } else {
         cubind_status = cubind_fn(hTexRef, fm);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 373, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 373, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18424,7 +18799,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, fl
     } else {
         cubind_status = cubind_fn(hTexRef, bias);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 374, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 374, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18458,7 +18834,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, f
     } else {
         cubind_status = cubind_fn(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 375, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 375, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18492,7 +18869,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsi
     } else {
         cubind_status = cubind_fn(hTexRef, maxAniso);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 376, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 376, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18526,7 +18904,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetBorderColor(CUtexref hTexRef, float 
     } else {
         cubind_status = cubind_fn(hTexRef, pBorderColor);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 377, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 377, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18560,7 +18939,8 @@ static CUBIND_COLD CUresult slow_cuTexRefSetFlags(CUtexref hTexRef, unsigned int
     } else {
         cubind_status = cubind_fn(hTexRef, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 378, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 378, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18594,7 +18974,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtex
     } else {
         cubind_status = cubind_fn(pdptr, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 379, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 379, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18628,7 +19009,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetArray(CUarray *phArray, CUtexref hTe
     } else {
         cubind_status = cubind_fn(phArray, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 380, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 380, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18662,7 +19044,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetMipmappedArray(CUmipmappedArray *phM
     } else {
         cubind_status = cubind_fn(phMipmappedArray, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 381, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 381, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18696,7 +19079,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetAddressMode(CUaddress_mode *pam, CUt
     } else {
         cubind_status = cubind_fn(pam, hTexRef, dim);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 382, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 382, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18730,7 +19114,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtex
     } else {
         cubind_status = cubind_fn(pfm, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 383, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 383, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18764,7 +19149,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetFormat(CUarray_format *pFormat, int 
     } else {
         cubind_status = cubind_fn(pFormat, pNumChannels, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 384, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 384, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18798,7 +19184,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm,
     } else {
         cubind_status = cubind_fn(pfm, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 385, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 385, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18832,7 +19219,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetMipmapLevelBias(float *pbias, CUtexr
     } else {
         cubind_status = cubind_fn(pbias, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 386, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 386, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18866,7 +19254,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetMipmapLevelClamp(float *pminMipmapLe
     } else {
         cubind_status = cubind_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 387, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 387, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18900,7 +19289,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexr
     } else {
         cubind_status = cubind_fn(pmaxAniso, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 388, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 388, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18934,7 +19324,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetBorderColor(float *pBorderColor, CUt
     } else {
         cubind_status = cubind_fn(pBorderColor, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 389, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 389, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -18968,7 +19359,8 @@ static CUBIND_COLD CUresult slow_cuTexRefGetFlags(unsigned int *pFlags, CUtexref
     } else {
         cubind_status = cubind_fn(pFlags, hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 390, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 390, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19002,7 +19394,8 @@ static CUBIND_COLD CUresult slow_cuTexRefCreate(CUtexref *pTexRef)
     } else {
         cubind_status = cubind_fn(pTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 391, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 391, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19036,7 +19429,8 @@ static CUBIND_COLD CUresult slow_cuTexRefDestroy(CUtexref hTexRef)
     } else {
         cubind_status = cubind_fn(hTexRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 392, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 392, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19070,7 +19464,8 @@ static CUBIND_COLD CUresult slow_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray h
     } else {
         cubind_status = cubind_fn(hSurfRef, hArray, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 393, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 393, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19104,7 +19499,8 @@ static CUBIND_COLD CUresult slow_cuSurfRefGetArray(CUarray *phArray, CUsurfref h
     } else {
         cubind_status = cubind_fn(phArray, hSurfRef);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 394, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 394, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19138,7 +19534,8 @@ static CUBIND_COLD CUresult slow_cuTexObjectCreate(CUtexObject *pTexObject, cons
     } else {
         cubind_status = cubind_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 395, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 395, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19172,7 +19569,8 @@ static CUBIND_COLD CUresult slow_cuTexObjectDestroy(CUtexObject texObject)
     } else {
         cubind_status = cubind_fn(texObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 396, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 396, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19206,7 +19604,8 @@ static CUBIND_COLD CUresult slow_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *
     } else {
         cubind_status = cubind_fn(pResDesc, texObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 397, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 397, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19240,7 +19639,8 @@ static CUBIND_COLD CUresult slow_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pT
     } else {
         cubind_status = cubind_fn(pTexDesc, texObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 398, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 398, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19274,7 +19674,8 @@ static CUBIND_COLD CUresult slow_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VI
     } else {
         cubind_status = cubind_fn(pResViewDesc, texObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 399, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 399, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19308,7 +19709,8 @@ static CUBIND_COLD CUresult slow_cuSurfObjectCreate(CUsurfObject *pSurfObject, c
     } else {
         cubind_status = cubind_fn(pSurfObject, pResDesc);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 400, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 400, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19342,7 +19744,8 @@ static CUBIND_COLD CUresult slow_cuSurfObjectDestroy(CUsurfObject surfObject)
     } else {
         cubind_status = cubind_fn(surfObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 401, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 401, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19376,7 +19779,8 @@ static CUBIND_COLD CUresult slow_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC 
     } else {
         cubind_status = cubind_fn(pResDesc, surfObject);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 402, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 402, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19410,7 +19814,8 @@ static CUBIND_COLD CUresult slow_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, 
     } else {
         cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 403, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 403, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19444,7 +19849,8 @@ static CUBIND_COLD CUresult slow_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap,
     } else {
         cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 404, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 404, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19478,7 +19884,8 @@ static CUBIND_COLD CUresult slow_cuTensorMapEncodeIm2colWide(CUtensorMap *tensor
     } else {
         cubind_status = cubind_fn(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 405, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 405, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19512,7 +19919,8 @@ static CUBIND_COLD CUresult slow_cuTensorMapReplaceAddress(CUtensorMap *tensorMa
     } else {
         cubind_status = cubind_fn(tensorMap, globalAddress);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 406, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 406, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19546,7 +19954,8 @@ static CUBIND_COLD CUresult slow_cuDeviceCanAccessPeer(int *canAccessPeer, CUdev
     } else {
         cubind_status = cubind_fn(canAccessPeer, dev, peerDev);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 407, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 407, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19580,7 +19989,8 @@ static CUBIND_COLD CUresult slow_cuCtxEnablePeerAccess(CUcontext peerContext, un
     } else {
         cubind_status = cubind_fn(peerContext, Flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 408, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 408, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19614,7 +20024,8 @@ static CUBIND_COLD CUresult slow_cuCtxDisablePeerAccess(CUcontext peerContext)
     } else {
         cubind_status = cubind_fn(peerContext);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 409, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 409, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19648,7 +20059,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetP2PAttribute(int *value, CUdevice_P2
     } else {
         cubind_status = cubind_fn(value, attrib, srcDevice, dstDevice);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 410, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 410, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19682,7 +20094,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetP2PAtomicCapabilities(unsigned int *
     } else {
         cubind_status = cubind_fn(capabilities, operations, count, srcDevice, dstDevice);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 411, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 411, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19716,7 +20129,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsUnregisterResource(CUgraphicsResource
     } else {
         cubind_status = cubind_fn(resource);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 412, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 412, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19750,7 +20164,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsSubResourceGetMappedArray(CUarray *pA
     } else {
         cubind_status = cubind_fn(pArray, resource, arrayIndex, mipLevel);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 413, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 413, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19784,7 +20199,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsResourceGetMappedMipmappedArray(CUmip
     } else {
         cubind_status = cubind_fn(pMipmappedArray, resource);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 414, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 414, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19818,7 +20234,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsResourceGetMappedPointer_v2(CUdevicep
     } else {
         cubind_status = cubind_fn(pDevPtr, pSize, resource);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 415, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 415, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19852,7 +20269,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsResourceSetMapFlags_v2(CUgraphicsReso
     } else {
         cubind_status = cubind_fn(resource, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 416, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 416, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19886,7 +20304,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsMapResources(unsigned int count, CUgr
     } else {
         cubind_status = cubind_fn(count, resources, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 417, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 417, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19920,7 +20339,8 @@ static CUBIND_COLD CUresult slow_cuGraphicsUnmapResources(unsigned int count, CU
     } else {
         cubind_status = cubind_fn(count, resources, hStream);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 418, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 418, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19954,7 +20374,8 @@ static CUBIND_COLD CUresult slow_cuGetProcAddress_v2(const char *symbol, void **
     } else {
         cubind_status = cubind_fn(symbol, pfn, cudaVersion, flags, symbolStatus);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 419, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 419, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -19988,7 +20409,8 @@ static CUBIND_COLD CUresult slow_cuCoredumpGetAttribute(CUcoredumpSettings attri
     } else {
         cubind_status = cubind_fn(attrib, value, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 420, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 420, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20022,7 +20444,8 @@ static CUBIND_COLD CUresult slow_cuCoredumpGetAttributeGlobal(CUcoredumpSettings
     } else {
         cubind_status = cubind_fn(attrib, value, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 421, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 421, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20056,7 +20479,8 @@ static CUBIND_COLD CUresult slow_cuCoredumpSetAttribute(CUcoredumpSettings attri
     } else {
         cubind_status = cubind_fn(attrib, value, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 422, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 422, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20090,7 +20514,8 @@ static CUBIND_COLD CUresult slow_cuCoredumpSetAttributeGlobal(CUcoredumpSettings
     } else {
         cubind_status = cubind_fn(attrib, value, size);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 423, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 423, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20124,7 +20549,8 @@ static CUBIND_COLD CUresult slow_cuGetExportTable(const void **ppExportTable, co
     } else {
         cubind_status = cubind_fn(ppExportTable, pExportTableId);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 424, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 424, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20158,7 +20584,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResour
     } else {
         cubind_status = cubind_fn(phCtx, desc, dev, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 425, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 425, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20192,7 +20619,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxDestroy(CUgreenCtx hCtx)
     } else {
         cubind_status = cubind_fn(hCtx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 426, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 426, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20226,7 +20654,8 @@ static CUBIND_COLD CUresult slow_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenC
     } else {
         cubind_status = cubind_fn(pContext, hCtx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 427, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 427, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20260,7 +20689,8 @@ static CUBIND_COLD CUresult slow_cuDeviceGetDevResource(CUdevice device, CUdevRe
     } else {
         cubind_status = cubind_fn(device, resource, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 428, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 428, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20294,7 +20724,8 @@ static CUBIND_COLD CUresult slow_cuCtxGetDevResource(CUcontext hCtx, CUdevResour
     } else {
         cubind_status = cubind_fn(hCtx, resource, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 429, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 429, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20328,7 +20759,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdev
     } else {
         cubind_status = cubind_fn(hCtx, resource, type);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 430, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 430, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20362,7 +20794,8 @@ static CUBIND_COLD CUresult slow_cuDevSmResourceSplitByCount(CUdevResource *resu
     } else {
         cubind_status = cubind_fn(result, nbGroups, input, remaining, useFlags, minCount);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 431, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 431, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20396,7 +20829,8 @@ static CUBIND_COLD CUresult slow_cuDevResourceGenerateDesc(CUdevResourceDesc *ph
     } else {
         cubind_status = cubind_fn(phDesc, resources, nbResources);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 432, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 432, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20430,7 +20864,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent 
     } else {
         cubind_status = cubind_fn(hCtx, hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 433, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 433, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20464,7 +20899,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hE
     } else {
         cubind_status = cubind_fn(hCtx, hEvent);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 434, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 434, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20498,7 +20934,8 @@ static CUBIND_COLD CUresult slow_cuStreamGetGreenCtx(CUstream hStream, CUgreenCt
     } else {
         cubind_status = cubind_fn(hStream, phCtx);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 435, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 435, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20532,7 +20969,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxStreamCreate(CUstream *phStream, CUgr
     } else {
         cubind_status = cubind_fn(phStream, greenCtx, flags, priority);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 436, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 436, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20566,7 +21004,8 @@ static CUBIND_COLD CUresult slow_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned l
     } else {
         cubind_status = cubind_fn(greenCtx, greenCtxId);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 437, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 437, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20600,7 +21039,8 @@ static CUBIND_COLD CUresult slow_cuLogsRegisterCallback(CUlogsCallback callbackF
     } else {
         cubind_status = cubind_fn(callbackFunc, userData, callback_out);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 438, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 438, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20634,7 +21074,8 @@ static CUBIND_COLD CUresult slow_cuLogsUnregisterCallback(CUlogsCallbackHandle c
     } else {
         cubind_status = cubind_fn(callback);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 439, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 439, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20668,7 +21109,8 @@ static CUBIND_COLD CUresult slow_cuLogsCurrent(CUlogIterator *iterator_out, unsi
     } else {
         cubind_status = cubind_fn(iterator_out, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 440, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 440, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20702,7 +21144,8 @@ static CUBIND_COLD CUresult slow_cuLogsDumpToFile(CUlogIterator *iterator, const
     } else {
         cubind_status = cubind_fn(iterator, pathToFile, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 441, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 441, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20736,7 +21179,8 @@ static CUBIND_COLD CUresult slow_cuLogsDumpToMemory(CUlogIterator *iterator, cha
     } else {
         cubind_status = cubind_fn(iterator, buffer, size, flags);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 442, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 442, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20770,7 +21214,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessGetRestoreThreadId(int pid, 
     } else {
         cubind_status = cubind_fn(pid, tid);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 443, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 443, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20804,7 +21249,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessGetState(int pid, CUprocessS
     } else {
         cubind_status = cubind_fn(pid, state);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 444, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 444, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20838,7 +21284,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessLock(int pid, CUcheckpointLo
     } else {
         cubind_status = cubind_fn(pid, args);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 445, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 445, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20872,7 +21319,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessCheckpoint(int pid, CUcheckp
     } else {
         cubind_status = cubind_fn(pid, args);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 446, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 446, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20906,7 +21354,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessRestore(int pid, CUcheckpoin
     } else {
         cubind_status = cubind_fn(pid, args);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 447, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 447, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20940,7 +21389,8 @@ static CUBIND_COLD CUresult slow_cuCheckpointProcessUnlock(int pid, CUcheckpoint
     } else {
         cubind_status = cubind_fn(pid, args);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 448, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 448, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -20974,7 +21424,8 @@ static CUBIND_COLD CUresult slow_cuProfilerInitialize(const char *configFile, co
     } else {
         cubind_status = cubind_fn(configFile, outputFile, outputMode);
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 449, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 449, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -21008,7 +21459,8 @@ static CUBIND_COLD CUresult slow_cuProfilerStart(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 450, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 450, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -21042,7 +21494,8 @@ static CUBIND_COLD CUresult slow_cuProfilerStop(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != CUDA_SUCCESS)
-            cubind_status = (CUresult)cubind__status_error_informational(&cubind__driver_symbols.table, 451, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (CUresult)cubind__wrapper_status_informational(&cubind__driver_symbols.table, 451, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != CUDA_SUCCESS)
@@ -21077,6 +21530,9 @@ static CUresult adapter_0(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
     CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_0_poolProps_to_old,
                                sizeof adapter_0_poolProps_to_old / sizeof adapter_0_poolProps_to_old[0]);
@@ -21101,6 +21557,12 @@ static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
     CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_1_poolProps_to_old,
                                sizeof adapter_1_poolProps_to_old / sizeof adapter_1_poolProps_to_old[0]);

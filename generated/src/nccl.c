@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -540,7 +541,8 @@ static CUBIND_COLD ncclResult_t slow_ncclMemAlloc(void **ptr, size_t size)
     } else {
         cubind_status = cubind_fn(ptr, size);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -574,7 +576,8 @@ static CUBIND_COLD ncclResult_t slow_ncclMemFree(void *ptr)
     } else {
         cubind_status = cubind_fn(ptr);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -608,7 +611,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGetVersion(int *version)
     } else {
         cubind_status = cubind_fn(version);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -642,7 +646,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGetUniqueId(ncclUniqueId *uniqueId)
     } else {
         cubind_status = cubind_fn(uniqueId);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -676,7 +681,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankConfig(ncclComm_t *comm, in
     } else {
         cubind_status = cubind_fn(comm, nranks, commId, rank, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -710,7 +716,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRank(ncclComm_t *comm, int nran
     } else {
         cubind_status = cubind_fn(comm, nranks, commId, rank);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -744,7 +751,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitAll(ncclComm_t *comm, int ndev,
     } else {
         cubind_status = cubind_fn(comm, ndev, devlist);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -778,7 +786,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommFinalize(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -812,7 +821,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDestroy(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -846,7 +856,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommAbort(ncclComm_t comm)
     } else {
         cubind_status = cubind_fn(comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -880,7 +891,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRevoke(ncclComm_t comm, int revokeF
     } else {
         cubind_status = cubind_fn(comm, revokeFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -914,7 +926,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommSplit(ncclComm_t comm, int color, i
     } else {
         cubind_status = cubind_fn(comm, color, key, newcomm, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -948,7 +961,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommShrink(ncclComm_t comm, int *exclud
     } else {
         cubind_status = cubind_fn(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -982,7 +996,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommInitRankScalable(ncclComm_t *newcom
     } else {
         cubind_status = cubind_fn(newcomm, nranks, myrank, nId, commIds, config);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1076,7 +1091,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommGetAsyncError(ncclComm_t comm, nccl
     } else {
         cubind_status = cubind_fn(comm, asyncError);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1110,7 +1126,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCount(const ncclComm_t comm, int *c
     } else {
         cubind_status = cubind_fn(comm, count);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1144,7 +1161,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommCuDevice(const ncclComm_t comm, int
     } else {
         cubind_status = cubind_fn(comm, device);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1178,7 +1196,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommUserRank(const ncclComm_t comm, int
     } else {
         cubind_status = cubind_fn(comm, rank);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1212,7 +1231,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommRegister(const ncclComm_t comm, voi
     } else {
         cubind_status = cubind_fn(comm, buff, size, handle);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1246,7 +1266,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommDeregister(const ncclComm_t comm, v
     } else {
         cubind_status = cubind_fn(comm, handle);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1280,7 +1301,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowRegister(ncclComm_t comm, voi
     } else {
         cubind_status = cubind_fn(comm, buff, size, win, winFlags);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1314,7 +1336,8 @@ static CUBIND_COLD ncclResult_t slow_ncclCommWindowDeregister(ncclComm_t comm, n
     } else {
         cubind_status = cubind_fn(comm, win);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1348,7 +1371,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, v
     } else {
         cubind_status = cubind_fn(op, scalar, datatype, residence, comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1382,7 +1406,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t
     } else {
         cubind_status = cubind_fn(op, comm);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1416,7 +1441,8 @@ static CUBIND_COLD ncclResult_t slow_ncclReduce(const void *sendbuff, void *recv
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1450,7 +1476,8 @@ static CUBIND_COLD ncclResult_t slow_ncclBcast(void *buff, size_t count, ncclDat
     } else {
         cubind_status = cubind_fn(buff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1484,7 +1511,8 @@ static CUBIND_COLD ncclResult_t slow_ncclBroadcast(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1518,7 +1546,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAllReduce(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, op, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1552,7 +1581,8 @@ static CUBIND_COLD ncclResult_t slow_ncclReduceScatter(const void *sendbuff, voi
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1586,7 +1616,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAllGather(const void *sendbuff, void *r
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, sendcount, datatype, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1620,7 +1651,8 @@ static CUBIND_COLD ncclResult_t slow_ncclAlltoAll(const void *sendbuff, void *re
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1654,7 +1686,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGather(const void *sendbuff, void *recv
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1688,7 +1721,8 @@ static CUBIND_COLD ncclResult_t slow_ncclScatter(const void *sendbuff, void *rec
     } else {
         cubind_status = cubind_fn(sendbuff, recvbuff, count, datatype, root, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1722,7 +1756,8 @@ static CUBIND_COLD ncclResult_t slow_ncclSend(const void *sendbuff, size_t count
     } else {
         cubind_status = cubind_fn(sendbuff, count, datatype, peer, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1756,7 +1791,8 @@ static CUBIND_COLD ncclResult_t slow_ncclRecv(void *recvbuff, size_t count, nccl
     } else {
         cubind_status = cubind_fn(recvbuff, count, datatype, peer, comm, stream);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1790,7 +1826,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupStart(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1824,7 +1861,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupEnd(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)
@@ -1858,7 +1896,8 @@ static CUBIND_COLD ncclResult_t slow_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo
     } else {
         cubind_status = cubind_fn(simInfo);
         if (cubind_status != ncclSuccess)
-            cubind_status = (ncclResult_t)cubind__status_error_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (ncclResult_t)cubind__wrapper_status_informational(&cubind__nccl_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != ncclSuccess)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -259,7 +260,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkCreate_13_0(nvJitLinkHandle *
     } else {
         cubind_status = cubind_fn(handle, numOptions, options);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -293,7 +295,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkDestroy_13_0(nvJitLinkHandle 
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -327,7 +330,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddData_13_0(nvJitLinkHandle 
     } else {
         cubind_status = cubind_fn(handle, inputType, data, size, name);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -361,7 +365,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkAddFile_13_0(nvJitLinkHandle 
     } else {
         cubind_status = cubind_fn(handle, inputType, fileName);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -395,7 +400,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkComplete_13_0(nvJitLinkHandle
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -429,7 +435,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubinSize_13_0(nvJit
     } else {
         cubind_status = cubind_fn(handle, size);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -463,7 +470,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedCubin_13_0(nvJitLink
     } else {
         cubind_status = cubind_fn(handle, cubin);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -497,7 +505,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtxSize_13_0(nvJitLi
     } else {
         cubind_status = cubind_fn(handle, size);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -531,7 +540,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetLinkedPtx_13_0(nvJitLinkHa
     } else {
         cubind_status = cubind_fn(handle, ptx);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -565,7 +575,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLogSize_13_0(nvJitLin
     } else {
         cubind_status = cubind_fn(handle, size);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -599,7 +610,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetErrorLog_13_0(nvJitLinkHan
     } else {
         cubind_status = cubind_fn(handle, log);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -633,7 +645,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLogSize_13_0(nvJitLink
     } else {
         cubind_status = cubind_fn(handle, size);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -667,7 +680,8 @@ static CUBIND_COLD nvJitLinkResult slow___nvJitLinkGetInfoLog_13_0(nvJitLinkHand
     } else {
         cubind_status = cubind_fn(handle, log);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)
@@ -701,7 +715,8 @@ static CUBIND_COLD nvJitLinkResult slow_nvJitLinkVersion(unsigned int *major, un
     } else {
         cubind_status = cubind_fn(major, minor);
         if (cubind_status != NVJITLINK_SUCCESS)
-            cubind_status = (nvJitLinkResult)cubind__status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvJitLinkResult)cubind__wrapper_status_error(&cubind__nvjitlink_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJITLINK_SUCCESS)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -3399,7 +3400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlInit_v2(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3433,7 +3435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlInitWithFlags(unsigned int flags)
     } else {
         cubind_status = cubind_fn(flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3467,7 +3470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlShutdown(void)
     } else {
         cubind_status = cubind_fn();
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3521,7 +3525,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetDriverVersion(char *version, u
     } else {
         cubind_status = cubind_fn(version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3555,7 +3560,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNVMLVersion(char *version, uns
     } else {
         cubind_status = cubind_fn(version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3589,7 +3595,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion(int *cudaDri
     } else {
         cubind_status = cubind_fn(cudaDriverVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3623,7 +3630,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetCudaDriverVersion_v2(int *cuda
     } else {
         cubind_status = cubind_fn(cudaDriverVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3657,7 +3665,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetProcessName(unsigned int pid, 
     } else {
         cubind_status = cubind_fn(pid, name, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3691,7 +3700,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetHicVersion(unsigned int *hwbcC
     } else {
         cubind_status = cubind_fn(hwbcCount, hwbcEntries);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3725,7 +3735,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetTopologyGpuSet(unsigned int cp
     } else {
         cubind_status = cubind_fn(cpuNumber, count, deviceArray);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3759,7 +3770,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetCount(unsigned int *unitCount)
     } else {
         cubind_status = cubind_fn(unitCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3793,7 +3805,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetHandleByIndex(unsigned int index
     } else {
         cubind_status = cubind_fn(index, unit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3827,7 +3840,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUn
     } else {
         cubind_status = cubind_fn(unit, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3861,7 +3875,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLe
     } else {
         cubind_status = cubind_fn(unit, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3895,7 +3910,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSU
     } else {
         cubind_status = cubind_fn(unit, psu);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3929,7 +3945,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetTemperature(nvmlUnit_t unit, uns
     } else {
         cubind_status = cubind_fn(unit, type, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3963,7 +3980,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nv
     } else {
         cubind_status = cubind_fn(unit, fanSpeeds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -3997,7 +4015,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitGetDevices(nvmlUnit_t unit, unsigne
     } else {
         cubind_status = cubind_fn(unit, deviceCount, devices);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4031,7 +4050,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCount_v2(unsigned int *deviceC
     } else {
         cubind_status = cubind_fn(deviceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4065,7 +4085,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAttributes_v2(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, attributes);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4099,7 +4120,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByIndex_v2(unsigned int 
     } else {
         cubind_status = cubind_fn(index, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4133,7 +4155,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleBySerial(const char *ser
     } else {
         cubind_status = cubind_fn(serial, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4167,7 +4190,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByUUID(const char *uuid,
     } else {
         cubind_status = cubind_fn(uuid, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4201,7 +4225,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHandleByPciBusId_v2(const char
     } else {
         cubind_status = cubind_fn(pciBusId, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4235,7 +4260,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetName(nvmlDevice_t device, char
     } else {
         cubind_status = cubind_fn(device, name, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4269,7 +4295,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBrand(nvmlDevice_t device, nvm
     } else {
         cubind_status = cubind_fn(device, type);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4303,7 +4330,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIndex(nvmlDevice_t device, uns
     } else {
         cubind_status = cubind_fn(device, index);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4337,7 +4365,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSerial(nvmlDevice_t device, ch
     } else {
         cubind_status = cubind_fn(device, serial, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4371,7 +4400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetModuleId(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, moduleId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4405,7 +4435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetC2cModeInfoV(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, c2cModeInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4439,7 +4470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryAffinity(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, nodeSetSize, nodeSet, scope);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4473,7 +4505,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinityWithinScope(nvmlDev
     } else {
         cubind_status = cubind_fn(device, cpuSetSize, cpuSet, scope);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4507,7 +4540,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCpuAffinity(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, cpuSetSize, cpuSet);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4541,7 +4575,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetCpuAffinity(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4575,7 +4610,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearCpuAffinity(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4609,7 +4645,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumaNodeId(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, node);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4643,7 +4680,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyCommonAncestor(nvmlDev
     } else {
         cubind_status = cubind_fn(device1, device2, pathInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4677,7 +4715,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTopologyNearestGpus(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, level, count, deviceArray);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4711,7 +4750,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetP2PStatus(nvmlDevice_t device1
     } else {
         cubind_status = cubind_fn(device1, device2, p2pIndex, p2pStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4745,7 +4785,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUUID(nvmlDevice_t device, char
     } else {
         cubind_status = cubind_fn(device, uuid, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4779,7 +4820,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinorNumber(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, minorNumber);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4813,7 +4855,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardPartNumber(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, partNumber, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4847,7 +4890,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomVersion(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, object, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4881,7 +4925,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomImageVersion(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4915,7 +4960,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetInforomConfigurationChecksum(n
     } else {
         cubind_status = cubind_fn(device, checksum);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4949,7 +4995,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceValidateInforom(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -4983,7 +5030,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, timestamp, durationUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5017,7 +5065,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, display);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5051,7 +5100,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDisplayActive(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, isActive);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5085,7 +5135,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPersistenceMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5119,7 +5170,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfoExt(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5153,7 +5205,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPciInfo_v3(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5187,7 +5240,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, maxLinkGen);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5221,7 +5275,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlD
     } else {
         cubind_status = cubind_fn(device, maxLinkGenDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5255,7 +5310,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, maxLinkWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5289,7 +5345,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkGeneration(nvmlDev
     } else {
         cubind_status = cubind_fn(device, currLinkGen);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5323,7 +5380,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, currLinkWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5357,7 +5415,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieThroughput(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, counter, value);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5391,7 +5450,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieReplayCounter(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, value);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5425,7 +5485,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClockInfo(nvmlDevice_t device,
     } else {
         cubind_status = cubind_fn(device, type, clock);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5459,7 +5520,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxClockInfo(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, type, clock);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5493,7 +5555,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5527,7 +5590,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetApplicationsClock(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5561,7 +5625,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultApplicationsClock(nvmlD
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5595,7 +5660,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClock(nvmlDevice_t device, nvm
     } else {
         cubind_status = cubind_fn(device, clockType, clockId, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5629,7 +5695,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxCustomerBoostClock(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, clockType, clockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5663,7 +5730,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedMemoryClocks(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, count, clocksMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5697,7 +5765,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedGraphicsClocks(nvmlDe
     } else {
         cubind_status = cubind_fn(device, memoryClockMHz, count, clocksMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5731,7 +5800,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAutoBoostedClocksEnabled(nvmlD
     } else {
         cubind_status = cubind_fn(device, isEnabled, defaultIsEnabled);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5765,7 +5835,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5799,7 +5870,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanSpeed_v2(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, fan, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5833,7 +5905,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTargetFanSpeed(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, fan, targetSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5867,7 +5940,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, minSpeed, maxSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5901,7 +5975,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFanControlPolicy_v2(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, fan, policy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5935,7 +6010,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumFans(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, numFans);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -5969,7 +6045,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperature(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, sensorType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6003,7 +6080,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTemperatureThreshold(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, thresholdType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6037,7 +6115,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetThermalSettings(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, sensorIndex, pThermalSettings);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 78, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 78, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6071,7 +6150,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPerformanceState(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, pState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 79, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 79, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6105,7 +6185,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksEventReasons(nvml
     } else {
         cubind_status = cubind_fn(device, clocksEventReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 80, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 80, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6139,7 +6220,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCurrentClocksThrottleReasons(n
     } else {
         cubind_status = cubind_fn(device, clocksThrottleReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 81, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 81, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6173,7 +6255,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksEventReasons(nv
     } else {
         cubind_status = cubind_fn(device, supportedClocksEventReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 82, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 82, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6207,7 +6290,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedClocksThrottleReasons
     } else {
         cubind_status = cubind_fn(device, supportedClocksThrottleReasons);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 83, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 83, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6241,7 +6325,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerState(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, pState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 84, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 84, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6275,7 +6360,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pDynamicPstatesInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 85, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 85, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6309,7 +6395,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 86, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 86, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6343,7 +6430,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMinMaxClockOfPState(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, type, pstate, minClockMHz, maxClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 87, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 87, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6377,7 +6465,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedPerformanceStates(nvm
     } else {
         cubind_status = cubind_fn(device, pstates, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 88, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 88, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6411,7 +6500,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, minOffset, maxOffset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 89, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 89, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6445,7 +6535,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, minOffset, maxOffset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 90, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 90, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6479,7 +6570,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementMode(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 91, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 91, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6513,7 +6605,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimit(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 92, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 92, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6547,7 +6640,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementLimitConstraint
     } else {
         cubind_status = cubind_fn(device, minLimit, maxLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 93, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 93, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6581,7 +6675,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerManagementDefaultLimit(nv
     } else {
         cubind_status = cubind_fn(device, defaultLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 94, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 94, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6615,7 +6710,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerUsage(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, power);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 95, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 95, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6649,7 +6745,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEnergyConsumption(nvmlDev
     } else {
         cubind_status = cubind_fn(device, energy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 96, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 96, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6683,7 +6780,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 97, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 97, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6717,7 +6815,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuOperationMode(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 98, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 98, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6751,7 +6850,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo(nvmlDevice_t device
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 99, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 99, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6785,7 +6885,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 100, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 100, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6819,7 +6920,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 101, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 101, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6853,7 +6955,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCudaComputeCapability(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, major, minor);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 102, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 102, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6887,7 +6990,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEccMode(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 103, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 103, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6921,7 +7025,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDefaultEccMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, defaultMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 104, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 104, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6955,7 +7060,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBoardId(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, boardId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 105, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 105, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -6989,7 +7095,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMultiGpuBoard(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, multiGpuBool);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 106, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 106, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7023,7 +7130,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetTotalEccErrors(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 107, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 107, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7057,7 +7165,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDetailedEccErrors(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, eccCounts);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 108, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 108, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7091,7 +7200,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryErrorCounter(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, errorType, counterType, locationType, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 109, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 109, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7125,7 +7235,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetUtilizationRates(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, utilization);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 110, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 110, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7159,7 +7270,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 111, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 111, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7193,7 +7305,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderCapacity(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, encoderQueryType, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 112, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 112, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7227,7 +7340,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderStats(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, sessionCount, averageFps, averageLatency);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 113, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 113, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7261,7 +7375,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetEncoderSessions(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, sessionCount, sessionInfos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 114, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 114, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7295,7 +7410,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDecoderUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 115, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 115, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7329,7 +7445,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetJpgUtilization(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 116, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 116, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7363,7 +7480,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetOfaUtilization(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, utilization, samplingPeriodUs);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 117, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 117, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7397,7 +7515,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCStats(nvmlDevice_t device, 
     } else {
         cubind_status = cubind_fn(device, fbcStats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 118, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 118, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7431,7 +7550,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFBCSessions(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 119, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 119, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7465,7 +7585,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDriverModel(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, current, pending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 120, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 120, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7499,7 +7620,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVbiosVersion(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 121, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 121, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7533,7 +7655,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBridgeChipInfo(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, bridgeHierarchy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 122, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 122, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7567,7 +7690,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeRunningProcesses_v3(nvm
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 123, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 123, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7601,7 +7725,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGraphicsRunningProcesses_v3(nv
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 124, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 124, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7635,7 +7760,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMPSComputeRunningProcesses_v3(
     } else {
         cubind_status = cubind_fn(device, infoCount, infos);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 125, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 125, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7669,7 +7795,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRunningProcessDetailList(nvmlD
     } else {
         cubind_status = cubind_fn(device, plist);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 126, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 126, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7703,7 +7830,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceOnSameBoard(nvmlDevice_t device1,
     } else {
         cubind_status = cubind_fn(device1, device2, onSameBoard);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 127, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 127, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7737,7 +7865,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAPIRestriction(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, apiType, isRestricted);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 128, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 128, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7771,7 +7900,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSamples(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 129, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 129, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7805,7 +7935,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, bar1Memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 130, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 130, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7839,7 +7970,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetViolationStatus(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, perfPolicyType, violTime);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 131, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 131, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7873,7 +8005,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetIrqNum(nvmlDevice_t device, un
     } else {
         cubind_status = cubind_fn(device, irqNum);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 132, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 132, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7907,7 +8040,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNumGpuCores(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, numCores);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 133, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 133, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7941,7 +8075,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPowerSource(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, powerSource);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 134, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 134, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -7975,7 +8110,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMemoryBusWidth(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, busWidth);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 135, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 135, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8009,7 +8145,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, maxSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 136, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 136, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8043,7 +8180,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPcieSpeed(nvmlDevice_t device,
     } else {
         cubind_status = cubind_fn(device, pcieSpeed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 137, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 137, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8077,7 +8215,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDe
     } else {
         cubind_status = cubind_fn(device, adaptiveClockStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 138, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 138, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8111,7 +8250,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetBusType(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, type);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 139, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 139, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8145,7 +8285,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfo(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, gpuFabricInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 140, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 140, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8179,7 +8320,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, gpuFabricInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 141, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 141, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8213,7 +8355,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeCapabilities(nvmlCo
     } else {
         cubind_status = cubind_fn(capabilities);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 142, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 142, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8247,7 +8390,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeState(nvmlConfCompu
     } else {
         cubind_status = cubind_fn(state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 143, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 143, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8281,7 +8425,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeMemSizeInfo(nvmlDev
     } else {
         cubind_status = cubind_fn(device, memInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 144, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 144, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8315,7 +8460,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeGpusReadyState(unsi
     } else {
         cubind_status = cubind_fn(isAcceptingWork);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 145, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 145, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8349,7 +8495,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeProtectedMemoryUsag
     } else {
         cubind_status = cubind_fn(device, memory);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 146, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 146, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8383,7 +8530,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuCertificate(nvml
     } else {
         cubind_status = cubind_fn(device, gpuCert);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 147, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 147, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8417,7 +8565,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetConfComputeGpuAttestationRepor
     } else {
         cubind_status = cubind_fn(device, gpuAtstReport);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 148, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 148, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8451,7 +8600,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeKeyRotationThreshol
     } else {
         cubind_status = cubind_fn(pKeyRotationThrInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 149, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 149, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8485,7 +8635,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetConfComputeSettings(nvmlSystem
     } else {
         cubind_status = cubind_fn(settings);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 150, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 150, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8519,7 +8670,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareVersion(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, version);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 151, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 151, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8553,7 +8705,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGspFirmwareMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, isEnabled, defaultMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 152, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 152, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8587,7 +8740,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 153, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 153, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8621,7 +8775,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingStats(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, pid, stats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 154, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 154, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8655,7 +8810,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingPids(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, count, pids);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 155, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 155, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8689,7 +8845,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetAccountingBufferSize(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 156, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 156, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8723,7 +8880,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, cause, pageCount, addresses);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 157, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 157, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8757,7 +8915,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPages_v2(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, cause, pageCount, addresses, timestamps);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 158, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 158, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8791,7 +8950,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRetiredPagesPendingStatus(nvml
     } else {
         cubind_status = cubind_fn(device, isPending);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 159, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 159, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8825,7 +8985,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRemappedRows(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, corrRows, uncRows, isPending, failureOccurred);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 160, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 160, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8859,7 +9020,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetRowRemapperHistogram(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 161, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 161, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8893,7 +9055,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetArchitecture(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, arch);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 162, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 162, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8927,7 +9090,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetClkMonStatus(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, status);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 163, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 163, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8961,7 +9125,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessUtilization(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, utilization, processSamplesCount, lastSeenTimeStamp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 164, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 164, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -8995,7 +9160,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetProcessesUtilizationInfo(nvmlD
     } else {
         cubind_status = cubind_fn(device, procesesUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 165, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 165, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9029,7 +9195,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlUnitSetLedState(nvmlUnit_t unit, nvmlLe
     } else {
         cubind_status = cubind_fn(unit, color);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 166, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 166, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9063,7 +9230,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPersistenceMode(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 167, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 167, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9097,7 +9265,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetComputeMode(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 168, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 168, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9131,7 +9300,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetEccMode(nvmlDevice_t device, n
     } else {
         cubind_status = cubind_fn(device, ecc);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 169, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 169, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9165,7 +9335,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearEccErrorCounts(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, counterType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 170, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 170, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9199,7 +9370,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDriverModel(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, driverModel, flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 171, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 171, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9233,7 +9405,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuLockedClocks(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, minGpuClockMHz, maxGpuClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 172, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 172, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9267,7 +9440,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetGpuLockedClocks(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 173, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 173, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9301,7 +9475,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemoryLockedClocks(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, minMemClockMHz, maxMemClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 174, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 174, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9335,7 +9510,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetMemoryLockedClocks(nvmlDevic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 175, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 175, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9369,7 +9545,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetApplicationsClocks(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, memClockMHz, graphicsClockMHz);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 176, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 176, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9403,7 +9580,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetApplicationsClocks(nvmlDevic
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 177, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 177, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9437,7 +9615,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAutoBoostedClocksEnabled(nvmlD
     } else {
         cubind_status = cubind_fn(device, enabled);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 178, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 178, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9471,7 +9650,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultAutoBoostedClocksEnable
     } else {
         cubind_status = cubind_fn(device, enabled, flags);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 179, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 179, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9505,7 +9685,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, fan);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 180, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 180, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9539,7 +9720,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanControlPolicy(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, fan, policy);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 181, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 181, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9573,7 +9755,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetTemperatureThreshold(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, thresholdType, temp);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 182, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 182, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9607,7 +9790,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit(nvmlDevic
     } else {
         cubind_status = cubind_fn(device, limit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 183, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 183, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9641,7 +9825,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpuOperationMode(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 184, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 184, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9675,7 +9860,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAPIRestriction(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, apiType, isRestricted);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 185, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 185, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9709,7 +9895,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetFanSpeed_v2(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, fan, speed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 186, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 186, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9743,7 +9930,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 187, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 187, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9777,7 +9965,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMemClkVfOffset(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, offset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 188, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 188, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9811,7 +10000,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetConfComputeUnprotectedMemSize(
     } else {
         cubind_status = cubind_fn(device, sizeKiB);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 189, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 189, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9845,7 +10035,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeGpusReadyState(unsi
     } else {
         cubind_status = cubind_fn(isAcceptingWork);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 190, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 190, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9879,7 +10070,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetConfComputeKeyRotationThreshol
     } else {
         cubind_status = cubind_fn(pKeyRotationThrInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 191, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 191, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9913,7 +10105,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetAccountingMode(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 192, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 192, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9947,7 +10140,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearAccountingPids(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 193, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 193, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -9981,7 +10175,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkState(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, link, isActive);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 194, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 194, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10015,7 +10210,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkVersion(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, link, version);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 195, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 195, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10049,7 +10245,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkCapability(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, link, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 196, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 196, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10083,7 +10280,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDev
     } else {
         cubind_status = cubind_fn(device, link, pci);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 197, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 197, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10117,7 +10315,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, link, counter, counterValue);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 198, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 198, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10151,7 +10350,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkErrorCounters(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, link);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 199, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 199, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10185,7 +10385,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkUtilizationControl(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, control, reset);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 200, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 200, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10219,7 +10420,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationControl(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, control);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 201, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 201, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10253,7 +10455,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkUtilizationCounter(nvmlD
     } else {
         cubind_status = cubind_fn(device, link, counter, rxcounter, txcounter);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 202, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 202, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10287,7 +10490,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceFreezeNvLinkUtilizationCounter(nv
     } else {
         cubind_status = cubind_fn(device, link, counter, freeze);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 203, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 203, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10321,7 +10525,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceResetNvLinkUtilizationCounter(nvm
     } else {
         cubind_status = cubind_fn(device, link, counter);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 204, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 204, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10355,7 +10560,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDev
     } else {
         cubind_status = cubind_fn(device, link, pNvLinkDeviceType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 205, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 205, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10389,7 +10595,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetCreate(nvmlEventSet_t *set)
     } else {
         cubind_status = cubind_fn(set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 206, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 206, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10423,7 +10630,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRegisterEvents(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, eventTypes, set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 207, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 207, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10457,7 +10665,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedEventTypes(nvmlDevice
     } else {
         cubind_status = cubind_fn(device, eventTypes);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 208, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 208, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10491,7 +10700,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetWait_v2(nvmlEventSet_t set, nvm
     } else {
         cubind_status = cubind_fn(set, data, timeoutms);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 209, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 209, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10525,7 +10735,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlEventSetFree(nvmlEventSet_t set)
     } else {
         cubind_status = cubind_fn(set);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 210, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 210, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10559,7 +10770,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceModifyDrainState(nvmlPciInfo_t *p
     } else {
         cubind_status = cubind_fn(pciInfo, newState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 211, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 211, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10593,7 +10805,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceQueryDrainState(nvmlPciInfo_t *pc
     } else {
         cubind_status = cubind_fn(pciInfo, currentState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 212, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 212, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10627,7 +10840,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciIn
     } else {
         cubind_status = cubind_fn(pciInfo, gpuState, linkState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 213, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 213, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10661,7 +10875,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciIn
     } else {
         cubind_status = cubind_fn(pciInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 214, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 214, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10695,7 +10910,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetFieldValues(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, valuesCount, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 215, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 215, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10729,7 +10945,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceClearFieldValues(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, valuesCount, values);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 216, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 216, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10763,7 +10980,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVirtualizationMode(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pVirtualMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 217, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 217, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10797,7 +11015,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetHostVgpuMode(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, pHostVgpuMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 218, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 218, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10831,7 +11050,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVirtualizationMode(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, virtualMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 219, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 219, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10865,7 +11085,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, pHeterogeneousMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 220, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 220, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10899,7 +11120,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevi
     } else {
         cubind_status = cubind_fn(device, pHeterogeneousMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 221, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 221, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10933,7 +11155,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetPlacementId(nvmlVgpuInst
     } else {
         cubind_status = cubind_fn(vgpuInstance, pPlacement);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 222, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 222, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -10967,7 +11190,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeSupportedPlacements(nv
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 223, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 223, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11001,7 +11225,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuTypeCreatablePlacements(nv
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, pPlacementList);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 224, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 224, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11035,7 +11260,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t
     } else {
         cubind_status = cubind_fn(vgpuTypeId, gspHeapSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 225, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 225, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11069,7 +11295,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId
     } else {
         cubind_status = cubind_fn(vgpuTypeId, fbReservation);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 226, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 226, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11103,7 +11330,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuCapabilities(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, capability, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 227, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 227, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11137,7 +11365,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGridLicensableFeatures_v4(nvml
     } else {
         cubind_status = cubind_fn(device, pGridLicensableFeatures);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 228, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 228, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11171,7 +11400,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuDriverCapabilities(nvmlVgpuDrive
     } else {
         cubind_status = cubind_fn(capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 229, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 229, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11205,7 +11435,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuCapabilities(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 230, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 230, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11239,7 +11470,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSupportedVgpus(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 231, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 231, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11273,7 +11505,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetCreatableVgpus(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuTypeIds);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 232, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 232, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11307,7 +11540,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuT
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeClass, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 233, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 233, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11341,7 +11575,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTy
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeName, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 234, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 234, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11375,7 +11610,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgp
     } else {
         cubind_status = cubind_fn(vgpuTypeId, gpuInstanceProfileId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 235, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 235, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11409,7 +11645,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vg
     } else {
         cubind_status = cubind_fn(vgpuTypeId, deviceID, subsystemID);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 236, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 236, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11443,7 +11680,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFramebufferSize(nvmlVgpuType
     } else {
         cubind_status = cubind_fn(vgpuTypeId, fbSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 237, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 237, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11477,7 +11715,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuType
     } else {
         cubind_status = cubind_fn(vgpuTypeId, numDisplayHeads);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 238, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 238, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11511,7 +11750,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t 
     } else {
         cubind_status = cubind_fn(vgpuTypeId, displayIndex, xdim, ydim);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 239, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 239, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11545,7 +11785,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgp
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuTypeLicenseString, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 240, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 240, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11579,7 +11820,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeI
     } else {
         cubind_status = cubind_fn(vgpuTypeId, frameRateLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 241, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 241, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11613,7 +11855,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstances(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, vgpuTypeId, vgpuInstanceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 242, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 242, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11647,7 +11890,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTy
     } else {
         cubind_status = cubind_fn(vgpuTypeId, vgpuInstanceCountPerVm);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 243, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 243, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11681,7 +11925,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetActiveVgpus(nvmlDevice_t devic
     } else {
         cubind_status = cubind_fn(device, vgpuCount, vgpuInstances);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 244, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 244, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11715,7 +11960,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, vmId, size, vmIdType);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 245, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 245, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11749,7 +11995,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, uuid, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 246, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 246, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11783,7 +12030,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, version, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 247, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 247, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11817,7 +12065,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance
     } else {
         cubind_status = cubind_fn(vgpuInstance, fbUsage);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 248, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 248, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11851,7 +12100,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuIn
     } else {
         cubind_status = cubind_fn(vgpuInstance, licensed);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 249, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 249, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11885,7 +12135,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetType(nvmlVgpuInstance_t 
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuTypeId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 250, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 250, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11919,7 +12170,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, frameRateLimit);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 251, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 251, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11953,7 +12205,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance
     } else {
         cubind_status = cubind_fn(vgpuInstance, eccMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 252, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 252, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -11987,7 +12240,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 253, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 253, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12021,7 +12275,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceSetEncoderCapacity(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, encoderCapacity);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 254, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 254, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12055,7 +12310,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderStats(nvmlVgpuIns
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, averageFps, averageLatency);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 255, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 255, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12089,7 +12345,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetEncoderSessions(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 256, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 256, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12123,7 +12380,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, fbcStats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 257, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 257, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12157,7 +12415,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInst
     } else {
         cubind_status = cubind_fn(vgpuInstance, sessionCount, sessionInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 258, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 258, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12191,7 +12450,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuIn
     } else {
         cubind_status = cubind_fn(vgpuInstance, gpuInstanceId);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 259, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 259, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12225,7 +12485,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuPciId, length);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 260, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 260, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12259,7 +12520,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_
     } else {
         cubind_status = cubind_fn(vgpuTypeId, capability, capResult);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 261, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 261, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12293,7 +12555,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, mdevUuid, size);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 262, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 262, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12327,7 +12590,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetMetadata(nvmlVgpuInstanc
     } else {
         cubind_status = cubind_fn(vgpuInstance, vgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 263, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 263, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12361,7 +12625,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuMetadata(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 264, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 264, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12395,7 +12660,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t
     } else {
         cubind_status = cubind_fn(vgpuMetadata, pgpuMetadata, compatibilityInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 265, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 265, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12429,7 +12695,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetPgpuMetadataString(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pgpuMetadata, bufferSize);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 266, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 266, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12463,7 +12730,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t 
     } else {
         cubind_status = cubind_fn(device, pSchedulerLog);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 267, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 267, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12497,7 +12765,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerState(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pSchedulerState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 268, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 268, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12531,7 +12800,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuSchedulerCapabilities(nvml
     } else {
         cubind_status = cubind_fn(device, pCapabilities);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 269, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 269, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12565,7 +12835,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetVgpuSchedulerState(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, pSchedulerState);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 270, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 270, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12599,7 +12870,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetVgpuVersion(nvmlVgpuVersion_t *suppo
     } else {
         cubind_status = cubind_fn(supported, current);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 271, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 271, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12633,7 +12905,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuV
     } else {
         cubind_status = cubind_fn(vgpuVersion);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 272, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 272, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12667,7 +12940,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuUtilization(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 273, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 273, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12701,7 +12975,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuInstancesUtilizationInfo(n
     } else {
         cubind_status = cubind_fn(device, vgpuUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 274, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 274, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12735,7 +13010,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessUtilization(nvmlDev
     } else {
         cubind_status = cubind_fn(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 275, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 275, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12769,7 +13045,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetVgpuProcessesUtilizationInfo(n
     } else {
         cubind_status = cubind_fn(device, vgpuProcUtilInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 276, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 276, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12803,7 +13080,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingMode(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, mode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 277, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 277, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12837,7 +13115,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingPids(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, count, pids);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 278, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 278, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12871,7 +13150,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetAccountingStats(nvmlVgpu
     } else {
         cubind_status = cubind_fn(vgpuInstance, pid, stats);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 279, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 279, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12905,7 +13185,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceClearAccountingPids(nvmlVgp
     } else {
         cubind_status = cubind_fn(vgpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 280, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 280, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12939,7 +13220,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuI
     } else {
         cubind_status = cubind_fn(vgpuInstance, licenseInfo);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 281, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 281, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -12973,7 +13255,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceCount(unsigned int *de
     } else {
         cubind_status = cubind_fn(deviceCount);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 282, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 282, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13007,7 +13290,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGetExcludedDeviceInfoByIndex(unsigned i
     } else {
         cubind_status = cubind_fn(index, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 283, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 283, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13041,7 +13325,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetMigMode(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, mode, activationStatus);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 284, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 284, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13075,7 +13360,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigMode(nvmlDevice_t device, u
     } else {
         cubind_status = cubind_fn(device, currentMode, pendingMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 285, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 285, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13109,7 +13395,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfo(nvmlDev
     } else {
         cubind_status = cubind_fn(device, profile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 286, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 286, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13143,7 +13430,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDe
     } else {
         cubind_status = cubind_fn(device, profile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 287, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 287, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13177,7 +13465,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstancePossiblePlacements_
     } else {
         cubind_status = cubind_fn(device, profileId, placements, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 288, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 288, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13211,7 +13500,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceRemainingCapacity(n
     } else {
         cubind_status = cubind_fn(device, profileId, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 289, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 289, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13245,7 +13535,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstance(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, profileId, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 290, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 290, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13279,7 +13570,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceCreateGpuInstanceWithPlacement(nv
     } else {
         cubind_status = cubind_fn(device, profileId, placement, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 291, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 291, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13313,7 +13605,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceDestroy(nvmlGpuInstance_t gp
     } else {
         cubind_status = cubind_fn(gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 292, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 292, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13347,7 +13640,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstances(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, profileId, gpuInstances, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 293, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 293, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13381,7 +13675,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceById(nvmlDevice_t d
     } else {
         cubind_status = cubind_fn(device, id, gpuInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 294, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 294, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13415,7 +13710,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gp
     } else {
         cubind_status = cubind_fn(gpuInstance, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 295, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 295, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13449,7 +13745,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInf
     } else {
         cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 296, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 296, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13483,7 +13780,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceProfileInf
     } else {
         cubind_status = cubind_fn(gpuInstance, profile, engProfile, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 297, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 297, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13517,7 +13815,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceRemainingC
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 298, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 298, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13551,7 +13850,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstancePossiblePl
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, placements, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 299, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 299, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13585,7 +13885,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstance(nvmlGp
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 300, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 300, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13619,7 +13920,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceCreateComputeInstanceWithPla
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, placement, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 301, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 301, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13653,7 +13955,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceDestroy(nvmlComputeInsta
     } else {
         cubind_status = cubind_fn(computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 302, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 302, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13687,7 +13990,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstances(nvmlGpuI
     } else {
         cubind_status = cubind_fn(gpuInstance, profileId, computeInstances, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 303, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 303, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13721,7 +14025,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpuInstanceGetComputeInstanceById(nvmlG
     } else {
         cubind_status = cubind_fn(gpuInstance, id, computeInstance);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 304, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 304, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13755,7 +14060,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlComputeInstanceGetInfo_v2(nvmlComputeIn
     } else {
         cubind_status = cubind_fn(computeInstance, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 305, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 305, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13789,7 +14095,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceIsMigDeviceHandle(nvmlDevice_t de
     } else {
         cubind_status = cubind_fn(device, isMigDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 306, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 306, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13823,7 +14130,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetGpuInstanceId(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, id);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 307, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 307, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13857,7 +14165,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetComputeInstanceId(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, id);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 308, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 308, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13891,7 +14200,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, count);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 309, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 309, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13925,7 +14235,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetMigDeviceHandleByIndex(nvmlDev
     } else {
         cubind_status = cubind_fn(device, index, migDevice);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 310, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 310, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13959,7 +14270,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetDeviceHandleFromMigDeviceHandl
     } else {
         cubind_status = cubind_fn(migDevice, device);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 311, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 311, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -13993,7 +14305,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metr
     } else {
         cubind_status = cubind_fn(metricsGet);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 312, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 312, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14027,7 +14340,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleFree(nvmlGpmSample_t gpmSample
     } else {
         cubind_status = cubind_fn(gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 313, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 313, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14061,7 +14375,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSamp
     } else {
         cubind_status = cubind_fn(gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 314, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 314, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14095,7 +14410,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSampleGet(nvmlDevice_t device, nvmlG
     } else {
         cubind_status = cubind_fn(device, gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 315, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 315, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14129,7 +14445,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmMigSampleGet(nvmlDevice_t device, un
     } else {
         cubind_status = cubind_fn(device, gpuInstanceId, gpmSample);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 316, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 316, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14163,7 +14480,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryDeviceSupport(nvmlDevice_t devi
     } else {
         cubind_status = cubind_fn(device, gpmSupport);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 317, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 317, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14197,7 +14515,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t
     } else {
         cubind_status = cubind_fn(device, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 318, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 318, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14231,7 +14550,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlGpmSetStreamingEnabled(nvmlDevice_t dev
     } else {
         cubind_status = cubind_fn(device, state);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 319, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 319, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14265,7 +14585,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     } else {
         cubind_status = cubind_fn(device, info);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 320, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 320, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14299,7 +14620,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemSetNvlinkBwMode(unsigned int nvli
     } else {
         cubind_status = cubind_fn(nvlinkBwMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 321, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 321, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14333,7 +14655,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlSystemGetNvlinkBwMode(unsigned int *nvl
     } else {
         cubind_status = cubind_fn(nvlinkBwMode);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 322, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 322, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14367,7 +14690,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceSetPowerManagementLimit_v2(nvmlDe
     } else {
         cubind_status = cubind_fn(device, powerValue);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 323, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 323, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)
@@ -14401,7 +14725,8 @@ static CUBIND_COLD nvmlReturn_t slow_nvmlDeviceGetSramEccErrorStatus(nvmlDevice_
     } else {
         cubind_status = cubind_fn(device, status);
         if (cubind_status != NVML_SUCCESS)
-            cubind_status = (nvmlReturn_t)cubind__status_error(&cubind__nvml_symbols.table, 324, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvmlReturn_t)cubind__wrapper_status_error(&cubind__nvml_symbols.table, 324, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVML_SUCCESS)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -377,7 +378,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcVersion(int *major, int *minor)
     } else {
         cubind_status = cubind_fn(major, minor);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -411,7 +413,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetNumSupportedArchs(int *numArchs)
     } else {
         cubind_status = cubind_fn(numArchs);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -445,7 +448,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetSupportedArchs(int *supportedArchs)
     } else {
         cubind_status = cubind_fn(supportedArchs);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -479,7 +483,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcCreateProgram(nvrtcProgram *prog, const
     } else {
         cubind_status = cubind_fn(prog, src, name, numHeaders, headers, includeNames);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -513,7 +518,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcDestroyProgram(nvrtcProgram *prog)
     } else {
         cubind_status = cubind_fn(prog);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -547,7 +553,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcCompileProgram(nvrtcProgram prog, int n
     } else {
         cubind_status = cubind_fn(prog, numOptions, options);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -581,7 +588,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPTXSize(nvrtcProgram prog, size_t *p
     } else {
         cubind_status = cubind_fn(prog, ptxSizeRet);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -615,7 +623,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     } else {
         cubind_status = cubind_fn(prog, ptx);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -649,7 +658,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBINSize(nvrtcProgram prog, size_t 
     } else {
         cubind_status = cubind_fn(prog, cubinSizeRet);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -683,7 +693,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetCUBIN(nvrtcProgram prog, char *cubin
     } else {
         cubind_status = cubind_fn(prog, cubin);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -717,7 +728,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIRSize(nvrtcProgram prog, size_t 
     } else {
         cubind_status = cubind_fn(prog, LTOIRSizeRet);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -751,7 +763,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR
     } else {
         cubind_status = cubind_fn(prog, LTOIR);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -785,7 +798,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIRSize(nvrtcProgram prog, size_
     } else {
         cubind_status = cubind_fn(prog, optixirSizeRet);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -819,7 +833,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetOptiXIR(nvrtcProgram prog, char *opt
     } else {
         cubind_status = cubind_fn(prog, optixir);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -853,7 +868,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLogSize(nvrtcProgram prog, si
     } else {
         cubind_status = cubind_fn(prog, logSizeRet);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -887,7 +903,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetProgramLog(nvrtcProgram prog, char *
     } else {
         cubind_status = cubind_fn(prog, log);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -921,7 +938,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcAddNameExpression(nvrtcProgram prog, co
     } else {
         cubind_status = cubind_fn(prog, name_expression);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -955,7 +973,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetLoweredName(nvrtcProgram prog, const
     } else {
         cubind_status = cubind_fn(prog, name_expression, lowered_name);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -989,7 +1008,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSize(size_t *ret)
     } else {
         cubind_status = cubind_fn(ret);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -1023,7 +1043,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcSetPCHHeapSize(size_t size)
     } else {
         cubind_status = cubind_fn(size);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -1057,7 +1078,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHCreateStatus(nvrtcProgram prog)
     } else {
         cubind_status = cubind_fn(prog);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -1091,7 +1113,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcGetPCHHeapSizeRequired(nvrtcProgram pro
     } else {
         cubind_status = cubind_fn(prog, size);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)
@@ -1125,7 +1148,8 @@ static CUBIND_COLD nvrtcResult slow_nvrtcSetFlowCallback(nvrtcProgram prog, int 
     } else {
         cubind_status = cubind_fn(prog, callback, payload);
         if (cubind_status != NVRTC_SUCCESS)
-            cubind_status = (nvrtcResult)cubind__status_error_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvrtcResult)cubind__wrapper_status_informational(&cubind__nvrtc_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVRTC_SUCCESS)

@@ -590,31 +590,29 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+/* cudaStreamGetCaptureInfo's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaStreamGetCaptureInfo_v2(struct CUstream_st * a0, enum cudaStreamCaptureStatus * a1, unsigned long long * a2, struct CUgraph_st ** a3, struct CUgraphNode_st *const ** a4, unsigned long * a5)
 {
-    /* not to be called: in CUDA 11.8 cudaStreamGetCaptureInfo has another ABI */
-    cubind_mock_begin("trap cudaStreamGetCaptureInfo", __builtin_return_address(0));
-    cubind_mock_arg(&stream, sizeof(cudaStream_t));
-    cubind_mock_arg(&captureStatus_out, sizeof(enum cudaStreamCaptureStatus *));
-    cubind_mock_arg(&id_out, sizeof(unsigned long long *));
-    cubind_mock_arg(&graph_out, sizeof(cudaGraph_t *));
-    cubind_mock_arg(&dependencies_out, sizeof(const cudaGraphNode_t **));
-    cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
-    cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaStreamGetCaptureInfo_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 
-MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+/* cudaStreamUpdateCaptureDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaStreamUpdateCaptureDependencies(struct CUstream_st * a0, struct CUgraphNode_st ** a1, unsigned long a2, unsigned int a3)
 {
-    /* not to be called: in CUDA 11.8 cudaStreamUpdateCaptureDependencies has another ABI */
-    cubind_mock_begin("trap cudaStreamUpdateCaptureDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&stream, sizeof(cudaStream_t));
-    cubind_mock_arg(&dependencies, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaStreamUpdateCaptureDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -1515,16 +1513,15 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 }
 #endif
 
-MOCK_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+/* cudaMemPrefetchAsync's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaMemPrefetchAsync(const void * a0, unsigned long a1, int a2, struct CUstream_st * a3)
 {
-    /* not to be called: in CUDA 11.8 cudaMemPrefetchAsync has another ABI */
-    cubind_mock_begin("trap cudaMemPrefetchAsync", __builtin_return_address(0));
-    cubind_mock_arg(&devPtr, sizeof(const void *));
-    cubind_mock_arg(&count, sizeof(size_t));
-    cubind_mock_arg(&location, sizeof(struct cudaMemLocation));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    cubind_mock_arg(&stream, sizeof(cudaStream_t));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaMemPrefetchAsync", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -1573,15 +1570,15 @@ MOCK_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *s
 }
 #endif
 
-MOCK_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+/* cudaMemAdvise's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaMemAdvise(const void * a0, unsigned long a1, enum cudaMemoryAdvise a2, int a3)
 {
-    /* not to be called: in CUDA 11.8 cudaMemAdvise has another ABI */
-    cubind_mock_begin("trap cudaMemAdvise", __builtin_return_address(0));
-    cubind_mock_arg(&devPtr, sizeof(const void *));
-    cubind_mock_arg(&count, sizeof(size_t));
-    cubind_mock_arg(&advice, sizeof(enum cudaMemoryAdvise));
-    cubind_mock_arg(&location, sizeof(struct cudaMemLocation));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaMemAdvise", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -2642,66 +2639,61 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edgeData, size_t *numEdges)
+/* cudaGraphGetEdges's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphGetEdges(struct CUgraph_st * a0, struct CUgraphNode_st ** a1, struct CUgraphNode_st ** a2, unsigned long * a3)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphGetEdges has another ABI */
-    cubind_mock_begin("trap cudaGraphGetEdges", __builtin_return_address(0));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&from, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
-    cubind_mock_arg(&numEdges, sizeof(size_t *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphGetEdges", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *pDependencies, cudaGraphEdgeData *edgeData, size_t *pNumDependencies)
+/* cudaGraphNodeGetDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphNodeGetDependencies(struct CUgraphNode_st * a0, struct CUgraphNode_st ** a1, unsigned long * a2)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphNodeGetDependencies has another ABI */
-    cubind_mock_begin("trap cudaGraphNodeGetDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
-    cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
-    cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphNodeGetDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes, cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
+/* cudaGraphNodeGetDependentNodes's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphNodeGetDependentNodes(struct CUgraphNode_st * a0, struct CUgraphNode_st ** a1, unsigned long * a2)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphNodeGetDependentNodes has another ABI */
-    cubind_mock_begin("trap cudaGraphNodeGetDependentNodes", __builtin_return_address(0));
-    cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
-    cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
-    cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphNodeGetDependentNodes", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* cudaGraphAddDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphAddDependencies(struct CUgraph_st * a0, struct CUgraphNode_st *const * a1, struct CUgraphNode_st *const * a2, unsigned long a3)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphAddDependencies has another ABI */
-    cubind_mock_begin("trap cudaGraphAddDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&from, sizeof(const cudaGraphNode_t *));
-    cubind_mock_arg(&to, sizeof(const cudaGraphNode_t *));
-    cubind_mock_arg(&edgeData, sizeof(const cudaGraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphAddDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to, const cudaGraphEdgeData *edgeData, size_t numDependencies)
+/* cudaGraphRemoveDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphRemoveDependencies(struct CUgraph_st * a0, struct CUgraphNode_st *const * a1, struct CUgraphNode_st *const * a2, unsigned long a3)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphRemoveDependencies has another ABI */
-    cubind_mock_begin("trap cudaGraphRemoveDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&from, sizeof(const cudaGraphNode_t *));
-    cubind_mock_arg(&to, sizeof(const cudaGraphNode_t *));
-    cubind_mock_arg(&edgeData, sizeof(const cudaGraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphRemoveDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -2713,26 +2705,15 @@ MOCK_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
-{
-    /* not to be called: in CUDA 11.8 cudaGraphInstantiate has another ABI */
-    cubind_mock_begin("trap cudaGraphInstantiate", __builtin_return_address(0));
-    cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&flags, sizeof(unsigned long long));
-    return (cudaError_t)cubind_mock_status();
-}
-
-#if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+/* cudaGraphInstantiate's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphInstantiateWithFlags(struct CUgraphExec_st ** a0, struct CUgraph_st * a1, unsigned long long a2)
 {
     cubind_mock_begin("cudaGraphInstantiateWithFlags", __builtin_return_address(0));
-    cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&flags, sizeof(unsigned long long));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError)cubind_mock_status();
 }
-#endif
 
 MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
 {
@@ -2906,14 +2887,15 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cudaGraphExecUpdateResultInfo *resultInfo)
+/* cudaGraphExecUpdate's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphExecUpdate(struct CUgraphExec_st * a0, struct CUgraph_st * a1, struct CUgraphNode_st ** a2, enum cudaGraphExecUpdateResult * a3)
 {
-    /* not to be called: in CUDA 11.8 cudaGraphExecUpdate has another ABI */
-    cubind_mock_begin("trap cudaGraphExecUpdate", __builtin_return_address(0));
-    cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
-    cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphExecUpdate", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -3059,15 +3041,14 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+/* cudaGetDriverEntryPoint's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError cudaGetDriverEntryPoint(const char * a0, void ** a1, unsigned long long a2)
 {
-    /* not to be called: in CUDA 11.8 cudaGetDriverEntryPoint has another ABI */
-    cubind_mock_begin("trap cudaGetDriverEntryPoint", __builtin_return_address(0));
-    cubind_mock_arg(&symbol, sizeof(const char *));
-    cubind_mock_arg(&funcPtr, sizeof(void **));
-    cubind_mock_arg(&flags, sizeof(unsigned long long));
-    cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGetDriverEntryPoint", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 

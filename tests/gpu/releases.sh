@@ -2,13 +2,17 @@
 # tests/gpu/releases.sh BUILD_DIR - on a GPU machine: the runtime of an older CUDA release called
 # through cubind gives what that release's own program gets, and what the newest runtime gives.
 #
-# For each older release `make gpu-build` carried (BUILD_DIR/test/gpu/releases.txt: every configured
-# [[release]] whose runtime has the forms the program calls, CUDA 12.5 and 12.4), three runs of
-# tests/gpu/releases.c: through cubind with the toolkit's runtime; through cubind with the release's
-# libcudart (carried in BUILD_DIR/test/gpu/cuda-<release>/); and that release's own program (built
-# against its headers, linked to its libcudart). The device properties both layouts have, the graph's
-# edges and the capture's outputs must be the same in all three, and cubind must say it called the
-# older runtime as its release. A listed release whose runtime is missing, or no release at all, fails.
+# Three runs of tests/gpu/releases.c (built by `make gpu-build`): through cubind with the toolkit's
+# runtime; through cubind with an older release's libcudart (each release BUILD_DIR/test/gpu/releases.txt
+# lists, carried in BUILD_DIR/test/gpu/cuda-<release>/; a listed release missing, or none, fails);
+# and that release's own program (built against its headers, linked to its libcudart). The device
+# properties both layouts have, the graph's edges, the capture's outputs and what the functions
+# called through semantic adapters give (`adapted.`: graph instantiation and update, a node's
+# dependencies, removed edges, capture dependencies, managed memory advised and prefetched, a driver
+# entry point) must be the same in all three; `node.` (cudaGraphAddNode and node parameters, 12.4
+# and newer) in the runs whose runtime has it; `status.` (what only the newest form writes:
+# driverStatus) in the newest and cubind's runs. cubind must say it called the older runtime as
+# its release.
 set -u
 gpu=$(cd "${1:-build}" && pwd)/test/gpu
 failed=0
@@ -35,16 +39,22 @@ for release in $releases; do
     done
     grep -q "^cubind.release=$release\$" "$gpu/$release-cubind.out" ||
         { echo "FAILED: cubind did not call $lib as CUDA $release"; failed=$((failed + 1)); }
-    grep -E '^(prop|graph|capture)\.' "$gpu/newest.out" > "$gpu/newest.fields"
+    version=$(sed -n 's/^runtime.version=//p' "$gpu/$release-cubind.out")
     for run in "$release-cubind" "$release-direct"; do
-        grep -E '^(prop|graph|capture)\.' "$gpu/$run.out" > "$gpu/$run.fields"
-        if diff "$gpu/newest.fields" "$gpu/$run.fields"; then
-            echo "same fields: newest and $run ($(wc -l < "$gpu/$run.fields") lines)"
+        keys='prop|graph|capture|adapted'
+        [ "${version:-0}" -ge 12040 ] && keys="$keys|node"
+        [ "$run" = "$release-cubind" ] && keys="$keys|status"
+        grep -E "^($keys)\." "$gpu/newest.out" > "$gpu/newest-$run.fields"
+        grep -E "^($keys)\." "$gpu/$run.out" > "$gpu/$run.fields"
+        if diff "$gpu/newest-$run.fields" "$gpu/$run.fields"; then
+            echo "same fields: newest and $run ($(wc -l < "$gpu/$run.fields") lines: $keys)"
         else
             echo "FAILED: $run differs from the newest runtime"; failed=$((failed + 1))
         fi
     done
-    grep -q '^graph.edges=1$' "$gpu/newest.fields" && grep -q '^capture.graph_set=1$' "$gpu/newest.fields" ||
+    grep -c '^adapted\.' "$gpu/$release-cubind.out" | grep -qv '^0$' ||
+        { echo "FAILED: no adapted function was compared"; failed=$((failed + 1)); }
+    grep -q '^graph.edges=1$' "$gpu/newest.out" && grep -q '^capture.graph_set=1$' "$gpu/newest.out" ||
         { echo "FAILED: the graph edge or the capture's graph is missing"; failed=$((failed + 1)); }
 done
 echo "releases: $failed failed"

@@ -93,7 +93,7 @@ def test_every_function_as_the_ir_and_the_file_say(release):
         handle = C.CDLL(str(files[name]))
         for f in functions_of(name):
             d = (f.get("releases") or {}).get(r.name) or {}
-            for symbol in {d.get("symbol"), d.get("call_symbol"), f["symbol"]} - {None}:
+            for symbol in {d.get("symbol"), d.get("call_symbol"), f["symbol"], (d.get("semantic") or {}).get("entry")} - {None}:
                 if hasattr(handle, symbol):
                     exported.add(symbol)
         counts: dict[str, int] = {}

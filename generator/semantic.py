@@ -1,0 +1,306 @@
+"""Semantic adapters (docs/releases.md, "Semantic adapters"): a function an older release refuses
+(its newest form does not exist there) is called through another entry point of that release that
+does what the newest form asks, for the arguments it can take; for the others the call is refused,
+saying why, before anything is called or written.
+
+Each mapping is data (generator/semantic.toml, named by libraries.toml's [generator] semantic).
+`entry_facts` reads the older entry point's parameters from that release's own headers (the
+parse's ABI facts, before compat.attach drops them); `attach` checks each mapping against the
+function and writes it into the IR (a release entry's `semantic`); `adapter` turns it into what
+templates/_semantic.j2 emits (an adapter of the loader's table, action ADAPTER). Nothing here is
+specific to one function.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import release_ir
+from .parse import ABI_KEY, IRError
+from .release_actions import Action
+
+_CONSTANT = re.compile(r"^(NULL|-?[0-9]+|[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+def entry_facts(mappings: tuple[dict, ...], older: list) -> dict[tuple[str, str], dict]:
+    """(function, release) -> the entry point's facts in that release's headers: its symbol,
+    result and parameters (canonical C types). `older`: compat.ReleaseIR of one unit, whose ABI
+    facts are still there."""
+    found: dict[tuple[str, str], dict] = {}
+    for release in older:
+        facts = release.ir.get(ABI_KEY) or {}
+        by_symbol = {f["symbol"]: f for f in facts.get("functions", {}).values()}
+        for m in mappings:
+            if release.name not in m["releases"]:
+                continue
+            entry = by_symbol.get(m["entry"]) or facts.get("functions", {}).get(m["entry"])
+            if entry is not None:
+                found[(m["function"], release.name)] = {"entry": m["entry"], "result": entry["result"],
+                                                        "params": list(entry["params"])}
+    return found
+
+
+def attach(ir: dict, mappings: tuple[dict, ...], facts: dict[tuple[str, str], dict]) -> None:
+    """Each mapping of one of `ir`'s functions, checked, into `function.releases[release].semantic`."""
+    functions = {f["name"]: f for f in ir["functions"]}
+    for m in mappings:
+        f = functions.get(m["function"])
+        if f is None:
+            continue
+        for release in m["releases"]:
+            d = (f.get("releases") or {}).get(release)
+            if d is None:
+                continue
+            where = f"semantic mapping of {f['name']} in CUDA {release}"
+            entry = facts.get((f["name"], release))
+            if entry is None:
+                raise IRError(f"{where}: CUDA {release}'s headers declare no {m['entry']}")
+            if d.get("action") != Action.REFUSE.value:
+                raise IRError(f"{where}: the function is callable there ({d.get('action')}); no mapping is needed")
+            if len(m["args"]) != len(entry["params"]):
+                raise IRError(f"{where}: {m['entry']} takes {len(entry['params'])} parameters in CUDA {release}, "
+                              f"the mapping gives {len(m['args'])}")
+            _check_names(m, f, where)
+            d["semantic"] = {**entry, "args": m["args"], "require": m.get("require", []), "after": m.get("after", [])}
+            # the IR states the action once (release_actions): called, through m["entry"]
+            d["action"], d["call_symbol"] = Action.SEMANTIC.value, m["entry"]
+
+
+def _check_names(m: dict, f: dict, where: str) -> None:
+    """Every parameter a mapping names is one of the newest form's, every constant an identifier."""
+    names = {p["name"] for p in f["params"]}
+
+    def param(name: str) -> None:
+        if name not in names:
+            raise IRError(f"{where}: {f['name']} has no parameter {name!r}")
+
+    def constant(text: str) -> None:
+        if not _CONSTANT.match(text):
+            raise IRError(f"{where}: {text!r} is not a constant")
+
+    for a in m["args"]:
+        if isinstance(a, str):
+            param(a)
+        elif "scalar" in a:
+            param(a["scalar"])
+            for c in a["cases"]:
+                constant(c["equals"])
+                if "value" in c:
+                    constant(c["value"])
+        elif "value" in a:
+            constant(a["value"])
+    for r in m.get("require", []):
+        param(r["param"])
+        if "default_elements" in r:
+            param(r["default_elements"])
+        if "equals" in r:
+            constant(r["equals"])
+    for a in m.get("after", []):
+        param(a.get("store") or a.get("zero_elements"))
+        for key in ("count", "if_set"):
+            if key in a:
+                param(a[key])
+
+
+# -- what the template emits ----------------------------------------------------------------------
+@dataclass
+class Check:
+    condition: str      # C: true when the call cannot be made
+    reason: str
+
+
+@dataclass
+class Scalar:
+    name: str           # the local passed
+    type: str
+    cases: list[tuple[str, str]]  # (C condition, C value)
+    reason: str         # none of them
+
+
+@dataclass
+class After:
+    condition: str      # C: when to write (besides the call's success unless `always`)
+    statements: list[str]
+    always: bool = False
+
+
+@dataclass
+class SemanticAdapter:
+    index: int
+    function: dict
+    release: str
+    symbol: str
+    function_index: int
+    result: str                        # the entry point's result type (C)
+    params: list[str]                  # the entry point's parameter types (C), in order
+    args: list[str]                    # C expressions passed, in order
+    locals: list[tuple[str, str]]      # (name, type), zeroed
+    captures: list[tuple[str, str, str]]  # (name, type, C expression) read before the call
+    checks: list[Check]
+    scalars: list[Scalar]
+    after: list[After]
+    reason: str
+    conversions: list = field(default_factory=list)  # none: release_calls' record adapters have them
+    semantic: bool = True
+
+
+def _pointee(c_type: str) -> str:
+    text = c_type.strip()
+    if not text.endswith("*"):
+        raise IRError(f"semantic local of a non-pointer parameter type {c_type!r}")
+    return text[:-1].strip()
+
+
+def _lookup(records: dict, name: str) -> dict | None:
+    return records.get(name) or records.get(name.removeprefix("struct ").removeprefix("union ").strip())
+
+
+def _newer_only(newest: dict, older: dict) -> list[dict]:
+    names = {f["name"] for f in older["fields"]}
+    return [f for f in newest["fields"] if f["name"] and f["name"] not in names]
+
+
+def _union_checks(f: dict, r: dict, release: str, newest: str, ir: dict) -> list[Check]:
+    """The checks of a union member the older release lays out otherwise: the member's fields the
+    older release lacks are zero while the record's selector says the member is in use. Every other
+    member of the union must be alike in both releases (else the mapping is incomplete)."""
+    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
+    p = next(p for p in f["params"] if p["name"] == r["param"])
+    record_name = p["canonical"].strip().removesuffix("*").strip().removeprefix("const ").strip()
+    new_rec, old_rec = _lookup(new_records, record_name), _lookup(old_records, record_name)
+    if new_rec is None or old_rec is None:
+        raise IRError(f"{f['name']}: no layout of {record_name} in CUDA {release} and {newest}")
+    if not any(x["name"] == r["when"]["field"] for x in new_rec["fields"]):
+        raise IRError(f"{f['name']}: {record_name} has no field {r['when']['field']!r}")
+    for holder in new_rec["fields"]:
+        union = _lookup(new_records, holder.get("record") or "")
+        old_union = _lookup(old_records, holder.get("record") or "")
+        if union is None or old_union is None or union["kind"] != "union":
+            continue
+        members = {m["name"]: m for m in union["fields"]}
+        old_members = {m["name"]: m for m in old_union["fields"]}
+        if r["member"] not in members:
+            continue
+        for name, m in members.items():
+            o = old_members.get(name)
+            alike = o is not None and o["offset"] == m["offset"] and (
+                o["size"] == m["size"] and _lookup(new_records, m.get("record") or "") ==
+                _lookup(old_records, o.get("record") or ""))
+            if not alike and name != r["member"]:
+                raise IRError(f"{f['name']}: union member {name} of {record_name} differs in CUDA {release} too; "
+                              "the mapping must say when it is in use")
+        member = members[r["member"]]
+        new_member = _lookup(new_records, member["record"])
+        old_member = _lookup(old_records, old_members[r["member"]]["record"])
+        checks = []
+        for extra in _newer_only(new_member, old_member):
+            offset = holder["offset"] + member["offset"] + extra["offset"]
+            path = f"{r['param']}->{r['member']}.{extra['name']}"
+            checks.append(Check(
+                f"{r['param']} != NULL && {r['param']}->{r['when']['field']} == {r['when']['equals']} && "
+                f"!cubind__semantic_zero((const unsigned char *)(const void *){r['param']} + {offset}, {extra['size']}, 1)",
+                f"{path} is set, which {member['record']} of CUDA {release} does not have"))
+        return checks
+    raise IRError(f"{f['name']}: {record_name} holds no union with a member {r['member']!r}")
+
+
+def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_index: int) -> SemanticAdapter | None:
+    """The semantic adapter of `f` in `release`, when the IR has a mapping, else None."""
+    d = (f.get("releases") or {}).get(release) or {}
+    s = d.get("semantic")
+    if not s:
+        return None
+    params = {p["name"]: p for p in f["params"]}
+    args: list[str] = []
+    locals_: list[tuple[str, str]] = []
+    captures: list[tuple[str, str, str]] = []
+    scalars: list[Scalar] = []
+    checks: list[Check] = []
+    after: list[After] = []
+    for i, (a, c_type) in enumerate(zip(s["args"], s["params"])):
+        if isinstance(a, str):
+            args.append(f"({c_type}){a}")
+        elif "local" in a:
+            locals_.append((f"cubind_local_{a['local']}", _pointee(c_type)))
+            args.append(f"&cubind_local_{a['local']}")
+        elif "scalar" in a:
+            name, source = f"cubind_arg_{i}", a["scalar"]
+            access = "->" if params[source]["category"] == "pointer" else "."
+            cases = [(f"{source}{access}{c['field']} == {c['equals']}",
+                      c["value"] if "value" in c else f"{source}{access}{c['from']}") for c in a["cases"]]
+            scalars.append(Scalar(name, c_type, cases, a["otherwise"]))
+            args.append(name)
+        else:
+            args.append(f"({c_type}){a['value']}")
+    for r in s["require"]:
+        p = r["param"]
+        if "default_elements" in r:
+            checks.append(Check(f"{p} != NULL && !cubind__semantic_zero({p}, {r['default_elements']}, sizeof *{p})",
+                                r["otherwise"]))
+        elif "member" in r:
+            checks.extend(_union_checks(f, r, release, newest, ir))
+        else:
+            checks.append(Check(f"{p} != {r['equals']}", r["otherwise"]))
+    for k, a in enumerate(s["after"]):
+        if "zero_elements" in a:
+            p, n = a["zero_elements"], a["count"]
+            count = f"cubind_count_{k}"
+            captures.append((count, "size_t", f"{n} != NULL ? (size_t)*{n} : 0"))
+            after.append(After(f"{p} != NULL && {a['if_set']} != NULL",
+                               [f"cubind__semantic_clear({p}, {count}, sizeof *{p});"], a.get("always", False)))
+            continue
+        p = a["store"]
+        if "fields" in a:
+            statements = [f"{p}->{name} = {_value(v)};" for name, v in a["fields"].items()]
+        else:
+            statements = [f"*{p} = {_value(a['value'])};"]
+        after.append(After(f"{p} != NULL", statements, a.get("always", False)))
+    conditions = [c.reason for c in checks] + [sc.reason for sc in scalars]
+    unless = f"; refused, writing nothing, when {'; or when '.join(conditions)}" if conditions else ""
+    reason = (f"the CUDA {newest} form does not exist ({d.get('reason') or 'another signature'}): called through "
+              f"{s['entry']}, which does the same for the arguments it can take{unless}")
+    return SemanticAdapter(index, f, release, s["entry"], function_index, s["result"], s["params"], args, locals_,
+                           captures, checks, scalars, after, reason)
+
+
+def _value(v: str | dict) -> str:
+    if isinstance(v, str):
+        return v
+    if "local" in v:
+        return f"cubind_local_{v['local']}"
+    if "if_set" in v:
+        q = v["if_set"]
+        return f"({q} != NULL && *{q} != NULL) ? {v['then']} : {v['else']}"
+    raise IRError(f"semantic value {v!r}: a constant, a local or an if_set")
+
+
+# -- no silent drop: an input record's fields the older release lacks --------------------------------
+def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str) -> list[tuple[int, int, str]]:
+    """(offset, size, name) of each field of `record` (the newest layout) that an adapter converting
+    it to `release`'s layout cannot carry: a field that release does not have, the part of an array
+    beyond its length there, recursively through records held by value. An input adapter refuses a
+    call that sets one to other than zero (docs/releases.md), naming it `param->field`."""
+    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
+    out: list[tuple[int, int, str]] = []
+
+    def walk(new: dict, old: dict, base: int, path: str) -> None:
+        old_fields = {f["name"]: f for f in old["fields"]}
+        for f in new["fields"]:
+            if not f["name"]:
+                continue
+            o = old_fields.get(f["name"])
+            name = path + f["name"]
+            if o is None:
+                out.append((base + f["offset"], f["size"], name))
+            elif f["kind"] == "record" and o["kind"] == "record":
+                a, b = _lookup(new_records, f.get("record") or ""), _lookup(old_records, o.get("record") or "")
+                if a is not None and b is not None and a["kind"] == b["kind"] == "struct" and a != b:
+                    walk(a, b, base + f["offset"], name + ".")
+            elif f["kind"] == "array" and o["kind"] == "array" and f["size"] > o["size"]:
+                out.append((base + f["offset"] + o["size"], f["size"] - o["size"], f"{name} beyond byte {o['size']}"))
+
+    new, old = _lookup(new_records, record), _lookup(old_records, record)
+    if new is not None and old is not None:
+        walk(new, old, 0, f"{param}->")
+    return out

@@ -1,0 +1,97 @@
+"""The semantic adapters in the checked-in IR (generator/semantic.toml, docs/releases.md "Semantic
+adapters"): every mapping reaches the IR with its entry point's parameters as that release's headers
+declare them, the functions it maps are no longer refused, the refused count per unit and release in
+docs/releases.md is the IR's, and a mapping that does not fit its function is rejected."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from generator import config, releases, semantic
+from generator.parse import IRError
+
+ROOT = Path(__file__).resolve().parents[2]
+IRS = {p.stem: json.loads(p.read_text()) for p in sorted((ROOT / "generated" / "ir").glob("*.json"))}
+CONFIG = config.load()
+
+
+def _refused(ir: dict, release: str) -> list[str]:
+    """The functions of `ir` that no entry point of `release` can call: another ABI, no equivalent, no mapping."""
+    return [f["name"] for f in ir["functions"]
+            if f["releases"][release]["compat"] == "signature" and f["releases"][release]["equivalent"] is None
+            and not f["releases"][release].get("semantic")]
+
+
+def test_every_mapping_is_in_the_ir() -> None:
+    assert CONFIG.semantic, "generator/libraries.toml names no semantic mappings"
+    functions = {f["name"]: f for ir in IRS.values() for f in ir["functions"]}
+    for m in CONFIG.semantic:
+        for release in m["releases"]:
+            s = functions[m["function"]]["releases"][release].get("semantic")
+            assert s is not None, f"{m['function']} in CUDA {release}: no semantic entry in the IR"
+            assert s["entry"] == m["entry"] and len(s["params"]) == len(m["args"])
+
+
+def test_mapped_functions_are_not_refused() -> None:
+    mapped = {(m["function"], r) for m in CONFIG.semantic for r in m["releases"]}
+    for ir in IRS.values():
+        for release in (r["name"] for r in ir["releases"][1:]):
+            assert not {(name, release) for name in _refused(ir, release)} & mapped
+
+
+def test_the_docs_say_the_refused_count_of_the_ir() -> None:
+    """docs/releases.md's census: per unit and release, `signature: semantic` and `signature: refused`
+    as the IR has them (the refused were those plus the mapped before the mappings)."""
+    text = (ROOT / "docs" / "releases.md").read_text()
+    for unit, ir in IRS.items():
+        for release in (r["name"] for r in ir["releases"][1:]):
+            mapped = sum(1 for f in ir["functions"] if f["releases"][release].get("semantic"))
+            row = re.search(rf"^\| {re.escape(unit)} \| {re.escape(release)} \|(.*)\|$", text, re.MULTILINE)
+            assert row, f"docs/releases.md has no census row for {unit} {release}"
+            cells = [c.strip() for c in row.group(1).split("|")]
+            assert int(cells[-3]) == mapped, f"{unit} {release}: semantic"
+            assert int(cells[-2]) == len(_refused(ir, release)), f"{unit} {release}: refused"
+    assert releases.census_table(list(IRS.values())) in text
+
+
+def _runtime_function(name: str) -> dict:
+    return copy.deepcopy(next(f for f in IRS["runtime"]["functions"] if f["name"] == name))
+
+
+def test_a_mapping_that_does_not_fit_is_rejected() -> None:
+    ir = {"functions": [_runtime_function("cudaMemPrefetchAsync")]}
+    ir["functions"][0]["releases"]["11.8"].pop("semantic", None)
+    entry = {("cudaMemPrefetchAsync", "11.8"): {"entry": "cudaMemPrefetchAsync", "result": "enum cudaError",
+                                                "params": ["const void *", "unsigned long", "int", "struct CUstream_st *"]}}
+    good = next(m for m in CONFIG.semantic if m["function"] == "cudaMemPrefetchAsync")
+    too_few = dict(good, args=good["args"][:3])
+    with pytest.raises(IRError, match="takes 4 parameters"):
+        semantic.attach(copy.deepcopy(ir), (too_few,), entry)
+    unknown = dict(good, args=[*good["args"][:3], "streem"])
+    with pytest.raises(IRError, match="no parameter 'streem'"):
+        semantic.attach(copy.deepcopy(ir), (unknown,), entry)
+    with pytest.raises(IRError, match="declare no"):
+        semantic.attach(copy.deepcopy(ir), (good,), {})
+    callable_there = copy.deepcopy(ir)
+    callable_there["functions"][0]["releases"]["11.8"]["compat"] = "identical"
+    with pytest.raises(IRError, match="callable there"):
+        semantic.attach(callable_there, (good,), entry)
+
+
+def test_a_union_member_is_checked_by_its_fields_the_older_release_lacks() -> None:
+    """cudaGraphNodeParams in CUDA 12.4: the child-graph member lacks `ownership`, read from both
+    layouts; its offset in the record is where the adapter looks."""
+    f = _runtime_function("cudaGraphAddNode")
+    adapter = semantic.adapter(f, "12.4", IRS["runtime"]["releases"][0]["name"], IRS["runtime"], 0, 0)
+    assert adapter is not None
+    [check] = adapter.checks
+    records = IRS["runtime"]["release_records"]["13.0"]
+    holder = next(x for x in records["struct cudaGraphNodeParams"]["fields"] if x["kind"] == "record")
+    member = next(x for x in records["struct cudaChildGraphNodeParams"]["fields"] if x["name"] == "ownership")
+    assert f"+ {holder['offset'] + member['offset']}, {member['size']}" in check.condition
+    assert "graph.ownership" in check.reason
