@@ -21531,8 +21531,8 @@ static CUresult adapter_0(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
     CUresult cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.5's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_0_poolProps_to_old,
                                sizeof adapter_0_poolProps_to_old / sizeof adapter_0_poolProps_to_old[0]);
@@ -21557,12 +21557,9 @@ static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_1_poolProps_to_old,
                                sizeof adapter_1_poolProps_to_old / sizeof adapter_1_poolProps_to_old[0]);
@@ -21587,6 +21584,12 @@ static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_2_poolProps_to_old,
                                sizeof adapter_2_poolProps_to_old / sizeof adapter_2_poolProps_to_old[0]);

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -233,7 +234,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinCreate(nvFatbinHandle *handle_ind
     } else {
         cubind_status = cubind_fn(handle_indirect, options, optionsCount);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -267,7 +269,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinDestroy(nvFatbinHandle *handle_in
     } else {
         cubind_status = cubind_fn(handle_indirect);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -301,7 +304,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinAddPTX(nvFatbinHandle handle, con
     } else {
         cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -335,7 +339,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinAddCubin(nvFatbinHandle handle, c
     } else {
         cubind_status = cubind_fn(handle, code, size, arch, identifier);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -369,7 +374,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinAddLTOIR(nvFatbinHandle handle, c
     } else {
         cubind_status = cubind_fn(handle, code, size, arch, identifier, optionsCmdLine);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -403,7 +409,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinSize(nvFatbinHandle handle, size_
     } else {
         cubind_status = cubind_fn(handle, size);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -437,7 +444,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinGet(nvFatbinHandle handle, void *
     } else {
         cubind_status = cubind_fn(handle, buffer);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)
@@ -471,7 +479,8 @@ static CUBIND_COLD nvFatbinResult slow_nvFatbinVersion(unsigned int *major, unsi
     } else {
         cubind_status = cubind_fn(major, minor);
         if (cubind_status != NVFATBIN_SUCCESS)
-            cubind_status = (nvFatbinResult)cubind__status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvFatbinResult)cubind__wrapper_status_error(&cubind__nvfatbin_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVFATBIN_SUCCESS)

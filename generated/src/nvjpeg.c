@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -896,7 +897,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetProperty(libraryPropertyType typ
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 0, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -930,7 +932,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetCudartProperty(libraryPropertyTy
     } else {
         cubind_status = cubind_fn(type, value);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -964,7 +967,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreate(nvjpegBackend_t backend, nvj
     } else {
         cubind_status = cubind_fn(backend, dev_allocator, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -998,7 +1002,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateSimple(nvjpegHandle_t *handle
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1032,7 +1037,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateEx(nvjpegBackend_t backend, n
     } else {
         cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1066,7 +1072,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegCreateExV2(nvjpegBackend_t backend,
     } else {
         cubind_status = cubind_fn(backend, dev_allocator, pinned_allocator, flags, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1100,7 +1107,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDestroy(nvjpegHandle_t handle)
     } else {
         cubind_status = cubind_fn(handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1134,7 +1142,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetDeviceMemoryPadding(size_t paddi
     } else {
         cubind_status = cubind_fn(padding, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1168,7 +1177,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetDeviceMemoryPadding(size_t *padd
     } else {
         cubind_status = cubind_fn(padding, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1202,7 +1212,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegSetPinnedMemoryPadding(size_t paddi
     } else {
         cubind_status = cubind_fn(padding, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1236,7 +1247,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetPinnedMemoryPadding(size_t *padd
     } else {
         cubind_status = cubind_fn(padding, handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1270,7 +1282,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetHardwareDecoderInfo(nvjpegHandle
     } else {
         cubind_status = cubind_fn(handle, num_engines, num_cores_per_engine);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1304,7 +1317,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateCreate(nvjpegHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1338,7 +1352,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStateDestroy(nvjpegJpegState_t 
     } else {
         cubind_status = cubind_fn(jpeg_handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 13, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1372,7 +1387,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegGetImageInfo(nvjpegHandle_t handle,
     } else {
         cubind_status = cubind_fn(handle, data, length, nComponents, subsampling, widths, heights);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 14, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1406,7 +1422,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecode(nvjpegHandle_t handle, nvjpe
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, data, length, output_format, destination, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 15, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1440,7 +1457,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedInitialize(nvjpegHandl
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, batch_size, max_cpu_threads, output_format);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 16, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1474,7 +1492,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatched(nvjpegHandle_t handle
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 17, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1508,7 +1527,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedPreAllocate(nvjpegHand
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, batch_size, width, height, chroma_subsampling, output_format);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 18, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1542,7 +1562,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedParseJpegTables(nvjpeg
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, data, length);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 19, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1576,7 +1597,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateCreate(nvjpegHandle_t h
     } else {
         cubind_status = cubind_fn(handle, encoder_state, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 20, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1610,7 +1632,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderStateDestroy(nvjpegEncoderSt
     } else {
         cubind_status = cubind_fn(encoder_state);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 21, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1644,7 +1667,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCreate(nvjpegHandle_t 
     } else {
         cubind_status = cubind_fn(handle, encoder_params, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 22, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1678,7 +1702,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsDestroy(nvjpegEncoderP
     } else {
         cubind_status = cubind_fn(encoder_params);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 23, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1712,7 +1737,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetQuality(nvjpegEncod
     } else {
         cubind_status = cubind_fn(encoder_params, quality, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 24, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1746,7 +1772,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetEncoding(nvjpegEnco
     } else {
         cubind_status = cubind_fn(encoder_params, etype, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 25, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1780,7 +1807,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetOptimizedHuffman(nv
     } else {
         cubind_status = cubind_fn(encoder_params, optimized, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 26, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1814,7 +1842,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsSetSamplingFactors(nvj
     } else {
         cubind_status = cubind_fn(encoder_params, chroma_subsampling, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 27, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1848,7 +1877,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeGetBufferSize(nvjpegHandle_t 
     } else {
         cubind_status = cubind_fn(handle, encoder_params, image_width, image_height, max_stream_length);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 28, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1882,7 +1912,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeYUV(nvjpegHandle_t handle, nv
     } else {
         cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, chroma_subsampling, image_width, image_height, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 29, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1916,7 +1947,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeImage(nvjpegHandle_t handle, 
     } else {
         cubind_status = cubind_fn(handle, encoder_state, encoder_params, source, input_format, image_width, image_height, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 30, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1950,7 +1982,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstreamDevice(nvjpe
     } else {
         cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 31, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -1984,7 +2017,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncodeRetrieveBitstream(nvjpegHandl
     } else {
         cubind_status = cubind_fn(handle, encoder_state, data, length, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 32, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2018,7 +2052,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreate(nvjpegHandle_t h
     } else {
         cubind_status = cubind_fn(handle, pinned_allocator, buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 33, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2052,7 +2087,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedCreateV2(nvjpegHandle_t
     } else {
         cubind_status = cubind_fn(handle, pinned_allocator, buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 34, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2086,7 +2122,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedResize(nvjpegBufferPinn
     } else {
         cubind_status = cubind_fn(buffer, size, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 35, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2120,7 +2157,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedDestroy(nvjpegBufferPin
     } else {
         cubind_status = cubind_fn(buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 36, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2154,7 +2192,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreate(nvjpegHandle_t h
     } else {
         cubind_status = cubind_fn(handle, device_allocator, buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 37, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2188,7 +2227,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceCreateV2(nvjpegHandle_t
     } else {
         cubind_status = cubind_fn(handle, device_allocator, buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 38, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2222,7 +2262,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceResize(nvjpegBufferDevi
     } else {
         cubind_status = cubind_fn(buffer, size, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 39, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2256,7 +2297,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceDestroy(nvjpegBufferDev
     } else {
         cubind_status = cubind_fn(buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 40, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2290,7 +2332,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferPinnedRetrieve(nvjpegBufferPi
     } else {
         cubind_status = cubind_fn(buffer, size, ptr);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 41, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2324,7 +2367,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegBufferDeviceRetrieve(nvjpegBufferDe
     } else {
         cubind_status = cubind_fn(buffer, size, ptr);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 42, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2358,7 +2402,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachPinnedBuffer(nvjpegJpegS
     } else {
         cubind_status = cubind_fn(decoder_state, pinned_buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 43, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2392,7 +2437,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegStateAttachDeviceBuffer(nvjpegJpegS
     } else {
         cubind_status = cubind_fn(decoder_state, device_buffer);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 44, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2426,7 +2472,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamCreate(nvjpegHandle_t han
     } else {
         cubind_status = cubind_fn(handle, jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 45, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2460,7 +2507,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamDestroy(nvjpegJpegStream_
     } else {
         cubind_status = cubind_fn(jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 46, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2494,7 +2542,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParse(nvjpegHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, data, length, save_metadata, save_stream, jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 47, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2528,7 +2577,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseHeader(nvjpegHandle_
     } else {
         cubind_status = cubind_fn(handle, data, length, jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 48, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2562,7 +2612,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamParseTables(nvjpegHandle_
     } else {
         cubind_status = cubind_fn(handle, data, length, jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 49, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2596,7 +2647,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetJpegEncoding(nvjpegJpe
     } else {
         cubind_status = cubind_fn(jpeg_stream, jpeg_encoding);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 50, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2630,7 +2682,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetFrameDimensions(nvjpeg
     } else {
         cubind_status = cubind_fn(jpeg_stream, width, height);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 51, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2664,7 +2717,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentsNum(nvjpegJp
     } else {
         cubind_status = cubind_fn(jpeg_stream, components_num);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 52, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2698,7 +2752,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetComponentDimensions(nv
     } else {
         cubind_status = cubind_fn(jpeg_stream, component, width, height);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 53, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2732,7 +2787,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetExifOrientation(nvjpeg
     } else {
         cubind_status = cubind_fn(jpeg_stream, orientation_flag);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 54, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2766,7 +2822,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetSamplePrecision(nvjpeg
     } else {
         cubind_status = cubind_fn(jpeg_stream, precision);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 55, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2800,7 +2857,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegJpegStreamGetChromaSubsampling(nvjp
     } else {
         cubind_status = cubind_fn(jpeg_stream, chroma_subsampling);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 56, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2834,7 +2892,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsCreate(nvjpegHandle_t h
     } else {
         cubind_status = cubind_fn(handle, decode_params);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 57, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2868,7 +2927,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsDestroy(nvjpegDecodePar
     } else {
         cubind_status = cubind_fn(decode_params);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 58, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2902,7 +2962,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetOutputFormat(nvjpegD
     } else {
         cubind_status = cubind_fn(decode_params, output_format);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 59, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2936,7 +2997,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetROI(nvjpegDecodePara
     } else {
         cubind_status = cubind_fn(decode_params, offset_x, offset_y, roi_width, roi_height);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 60, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -2970,7 +3032,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetAllowCMYK(nvjpegDeco
     } else {
         cubind_status = cubind_fn(decode_params, allow_cmyk);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 61, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3004,7 +3067,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetScaleFactor(nvjpegDe
     } else {
         cubind_status = cubind_fn(decode_params, scale_factor);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 62, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3038,7 +3102,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeParamsSetExifOrientation(nvjp
     } else {
         cubind_status = cubind_fn(decode_params, orientation);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 63, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3072,7 +3137,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderCreate(nvjpegHandle_t nvjpeg
     } else {
         cubind_status = cubind_fn(nvjpeg_handle, implementation, decoder_handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 64, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3106,7 +3172,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderDestroy(nvjpegJpegDecoder_t 
     } else {
         cubind_status = cubind_fn(decoder_handle);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 65, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3140,7 +3207,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderJpegSupported(nvjpegJpegDeco
     } else {
         cubind_status = cubind_fn(decoder_handle, jpeg_stream, decode_params, is_supported);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 66, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3174,7 +3242,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupported(nvjpegHandle
     } else {
         cubind_status = cubind_fn(handle, jpeg_stream, is_supported);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 67, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3208,7 +3277,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedSupportedEx(nvjpegHand
     } else {
         cubind_status = cubind_fn(handle, jpeg_stream, decode_params, is_supported);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 68, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3242,7 +3312,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecoderStateCreate(nvjpegHandle_t n
     } else {
         cubind_status = cubind_fn(nvjpeg_handle, decoder_handle, decoder_state);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 69, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3276,7 +3347,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpeg(nvjpegHandle_t handle, n
     } else {
         cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 70, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3310,7 +3382,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegHost(nvjpegHandle_t handl
     } else {
         cubind_status = cubind_fn(handle, decoder, decoder_state, decode_params, jpeg_stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 71, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3344,7 +3417,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegTransferToDevice(nvjpegHa
     } else {
         cubind_status = cubind_fn(handle, decoder, decoder_state, jpeg_stream, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 72, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3378,7 +3452,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeJpegDevice(nvjpegHandle_t han
     } else {
         cubind_status = cubind_fn(handle, decoder, decoder_state, destination, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 73, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3412,7 +3487,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegDecodeBatchedEx(nvjpegHandle_t hand
     } else {
         cubind_status = cubind_fn(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 74, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3446,7 +3522,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyMetadata(nvjpegEnc
     } else {
         cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 75, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3480,7 +3557,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyQuantizationTables
     } else {
         cubind_status = cubind_fn(encode_params, jpeg_stream, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 76, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)
@@ -3514,7 +3592,8 @@ static CUBIND_COLD nvjpegStatus_t slow_nvjpegEncoderParamsCopyHuffmanTables(nvjp
     } else {
         cubind_status = cubind_fn(encoder_state, encode_params, jpeg_stream, stream);
         if (cubind_status != NVJPEG_STATUS_SUCCESS)
-            cubind_status = (nvjpegStatus_t)cubind__status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvjpegStatus_t)cubind__wrapper_status_error(&cubind__nvjpeg_symbols.table, 77, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVJPEG_STATUS_SUCCESS)

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "releases.h"
+#include "semantic.h"
 #include "trace.h"
 #include "trace_log.h"
 
@@ -253,7 +254,8 @@ static CUBIND_COLD nvvmResult slow_nvvmVersion(int *major, int *minor)
     } else {
         cubind_status = cubind_fn(major, minor);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 1, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -287,7 +289,8 @@ static CUBIND_COLD nvvmResult slow_nvvmIRVersion(int *majorIR, int *minorIR, int
     } else {
         cubind_status = cubind_fn(majorIR, minorIR, majorDbg, minorDbg);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 2, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -321,7 +324,8 @@ static CUBIND_COLD nvvmResult slow_nvvmCreateProgram(nvvmProgram *prog)
     } else {
         cubind_status = cubind_fn(prog);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 3, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -355,7 +359,8 @@ static CUBIND_COLD nvvmResult slow_nvvmDestroyProgram(nvvmProgram *prog)
     } else {
         cubind_status = cubind_fn(prog);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 4, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -389,7 +394,8 @@ static CUBIND_COLD nvvmResult slow_nvvmAddModuleToProgram(nvvmProgram prog, cons
     } else {
         cubind_status = cubind_fn(prog, buffer, size, name);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 5, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -423,7 +429,8 @@ static CUBIND_COLD nvvmResult slow_nvvmLazyAddModuleToProgram(nvvmProgram prog, 
     } else {
         cubind_status = cubind_fn(prog, buffer, size, name);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 6, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -457,7 +464,8 @@ static CUBIND_COLD nvvmResult slow_nvvmCompileProgram(nvvmProgram prog, int numO
     } else {
         cubind_status = cubind_fn(prog, numOptions, options);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 7, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -491,7 +499,8 @@ static CUBIND_COLD nvvmResult slow_nvvmVerifyProgram(nvvmProgram prog, int numOp
     } else {
         cubind_status = cubind_fn(prog, numOptions, options);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 8, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -525,7 +534,8 @@ static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResultSize(nvvmProgram prog, s
     } else {
         cubind_status = cubind_fn(prog, bufferSizeRet);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 9, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -559,7 +569,8 @@ static CUBIND_COLD nvvmResult slow_nvvmGetCompiledResult(nvvmProgram prog, char 
     } else {
         cubind_status = cubind_fn(prog, buffer);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 10, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -593,7 +604,8 @@ static CUBIND_COLD nvvmResult slow_nvvmGetProgramLogSize(nvvmProgram prog, size_
     } else {
         cubind_status = cubind_fn(prog, bufferSizeRet);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 11, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)
@@ -627,7 +639,8 @@ static CUBIND_COLD nvvmResult slow_nvvmGetProgramLog(nvvmProgram prog, char *buf
     } else {
         cubind_status = cubind_fn(prog, buffer);
         if (cubind_status != NVVM_SUCCESS)
-            cubind_status = (nvvmResult)cubind__status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
+            /* not recorded again when the call reported it itself (a semantic adapter's refusal: loader/semantic.h) */
+            cubind_status = (nvvmResult)cubind__wrapper_status_error(&cubind__nvvm_symbols.table, 12, (int)cubind_status);
     }
     CUBIND__TRACE_RESULT(cubind_call, (int)cubind_status);
     if (cubind_status != NVVM_SUCCESS)

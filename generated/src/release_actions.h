@@ -13,8 +13,7 @@ enum cubind__release_action {
     CUBIND__RELEASE_SYMBOL = 1,
     CUBIND__RELEASE_ADAPTER = 2,
     CUBIND__RELEASE_REFUSED = 3,
-    CUBIND__RELEASE_ABSENT = 4,
-    CUBIND__RELEASE_SEMANTIC = 5
+    CUBIND__RELEASE_ABSENT = 4
 };
 
 /* CUDA major.minor as CUDA_VERSION spells it (13.0: 13000), and back. */
