@@ -16737,12 +16737,26 @@ static cudaError_t adapter_57(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph, cu
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphAddNode is called through cudaGraphAddNode_v2 (generator/semantic.toml). */
+/* CUDA 12.5: cudaGraphAddNode is called through cudaGraphAddNode_v2 (generator/semantic.toml). */
 typedef enum cudaError (*adapter_58_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, const struct cudaGraphEdgeData_st *, unsigned long, struct cudaGraphNodeParams *);
 static cubind__slot adapter_58_target;
 static cudaError_t adapter_58(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
 {
     adapter_58_fn cubind_fn = (adapter_58_fn)atomic_load_explicit(&adapter_58_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.5", "cudaGraphAddNode_v2",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st **)pGraphNode, (struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)pDependencies, (const struct cudaGraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphAddNode is called through cudaGraphAddNode_v2 (generator/semantic.toml). */
+typedef enum cudaError (*adapter_59_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, const struct cudaGraphEdgeData_st *, unsigned long, struct cudaGraphNodeParams *);
+static cubind__slot adapter_59_target;
+static cudaError_t adapter_59(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_59_fn cubind_fn = (adapter_59_fn)atomic_load_explicit(&adapter_59_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.4", "cudaGraphAddNode_v2",
@@ -16751,12 +16765,26 @@ static cudaError_t adapter_58(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphNodeSetParams is called through cudaGraphNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError (*adapter_59_fn)(struct CUgraphNode_st *, struct cudaGraphNodeParams *);
-static cubind__slot adapter_59_target;
-static cudaError_t adapter_59(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* CUDA 12.5: cudaGraphNodeSetParams is called through cudaGraphNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_60_fn)(struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_60_target;
+static cudaError_t adapter_60(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    adapter_59_fn cubind_fn = (adapter_59_fn)atomic_load_explicit(&adapter_59_target, memory_order_acquire);
+    adapter_60_fn cubind_fn = (adapter_60_fn)atomic_load_explicit(&adapter_60_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.5", "cudaGraphNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphNodeSetParams is called through cudaGraphNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_61_fn)(struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_61_target;
+static cudaError_t adapter_61(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_61_fn cubind_fn = (adapter_61_fn)atomic_load_explicit(&adapter_61_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.4", "cudaGraphNodeSetParams",
@@ -16765,12 +16793,26 @@ static cudaError_t adapter_59(cudaGraphNode_t node, struct cudaGraphNodeParams *
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphExecNodeSetParams is called through cudaGraphExecNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError (*adapter_60_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct cudaGraphNodeParams *);
-static cubind__slot adapter_60_target;
-static cudaError_t adapter_60(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* CUDA 12.5: cudaGraphExecNodeSetParams is called through cudaGraphExecNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_62_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_62_target;
+static cudaError_t adapter_62(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
 {
-    adapter_60_fn cubind_fn = (adapter_60_fn)atomic_load_explicit(&adapter_60_target, memory_order_acquire);
+    adapter_62_fn cubind_fn = (adapter_62_fn)atomic_load_explicit(&adapter_62_target, memory_order_acquire);
+    cudaError_t cubind_result;
+    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.5", "cudaGraphExecNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st *)graphExec, (struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cudaGraphExecNodeSetParams is called through cudaGraphExecNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError (*adapter_63_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct cudaGraphNodeParams *);
+static cubind__slot adapter_63_target;
+static cudaError_t adapter_63(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+{
+    adapter_63_fn cubind_fn = (adapter_63_fn)atomic_load_explicit(&adapter_63_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.4", "cudaGraphExecNodeSetParams",
@@ -16780,11 +16822,11 @@ static cudaError_t adapter_60(cudaGraphExec_t graphExec, cudaGraphNode_t node, s
 }
 
 /* CUDA 11.8: cudaGetDriverEntryPoint is called through cudaGetDriverEntryPoint (generator/semantic.toml). */
-typedef enum cudaError (*adapter_61_fn)(const char *, void **, unsigned long long);
-static cubind__slot adapter_61_target;
-static cudaError_t adapter_61(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
+typedef enum cudaError (*adapter_64_fn)(const char *, void **, unsigned long long);
+static cubind__slot adapter_64_target;
+static cudaError_t adapter_64(const char *symbol, void **funcPtr, unsigned long long flags, enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    adapter_61_fn cubind_fn = (adapter_61_fn)atomic_load_explicit(&adapter_61_target, memory_order_acquire);
+    adapter_64_fn cubind_fn = (adapter_64_fn)atomic_load_explicit(&adapter_64_target, memory_order_acquire);
     cudaError_t cubind_result;
     cubind_result = (cudaError_t)cubind_fn((const char *)symbol, (void **)funcPtr, (unsigned long long)flags);
     if (driverStatus != NULL && cubind_result == cudaSuccess) {
@@ -16983,6 +17025,15 @@ cubind__fnptr cubind__runtime_adapter(unsigned index, cubind__slot **target)
     case 61:
         *target = &adapter_61_target;
         return (cubind__fnptr)adapter_61;
+    case 62:
+        *target = &adapter_62_target;
+        return (cubind__fnptr)adapter_62;
+    case 63:
+        *target = &adapter_63_target;
+        return (cubind__fnptr)adapter_63;
+    case 64:
+        *target = &adapter_64_target;
+        return (cubind__fnptr)adapter_64;
     default:
         break;
     }
@@ -17086,14 +17137,14 @@ const struct cubind__runtime_releases {
         char s82[210];
         char s83[20];
         char s84[200];
-        char s85[345];
-        char s86[20];
+        char s85[20];
+        char s86[572];
         char s87[572];
-        char s88[348];
-        char s89[23];
+        char s88[23];
+        char s89[578];
         char s90[578];
-        char s91[352];
-        char s92[27];
+        char s91[27];
+        char s92[586];
         char s93[586];
         char s94[24];
         char s95[204];
@@ -17153,9 +17204,9 @@ const struct cubind__runtime_releases {
         {258, CUBIND__RELEASE_SYMBOL, 0, S(72), 0},
         {259, CUBIND__RELEASE_SYMBOL, 0, S(75), 0},
         {260, CUBIND__RELEASE_SYMBOL, 0, S(78), 0},
-        {291, CUBIND__RELEASE_REFUSED, 0, 0, S(85)},
-        {292, CUBIND__RELEASE_REFUSED, 0, 0, S(88)},
-        {293, CUBIND__RELEASE_REFUSED, 0, 0, S(91)},
+        {291, CUBIND__RELEASE_ADAPTER, 58, S(85), S(86)},
+        {292, CUBIND__RELEASE_ADAPTER, 60, S(88), S(89)},
+        {293, CUBIND__RELEASE_ADAPTER, 62, S(91), S(92)},
         {297, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
         {298, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
         {299, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
@@ -17208,9 +17259,9 @@ const struct cubind__runtime_releases {
         {258, CUBIND__RELEASE_SYMBOL, 0, S(72), 0},
         {259, CUBIND__RELEASE_SYMBOL, 0, S(75), 0},
         {260, CUBIND__RELEASE_SYMBOL, 0, S(78), 0},
-        {291, CUBIND__RELEASE_ADAPTER, 58, S(86), S(87)},
-        {292, CUBIND__RELEASE_ADAPTER, 59, S(89), S(90)},
-        {293, CUBIND__RELEASE_ADAPTER, 60, S(92), S(93)},
+        {291, CUBIND__RELEASE_ADAPTER, 59, S(85), S(87)},
+        {292, CUBIND__RELEASE_ADAPTER, 61, S(88), S(90)},
+        {293, CUBIND__RELEASE_ADAPTER, 63, S(91), S(93)},
         {296, CUBIND__RELEASE_ABSENT, 0, 0, S(96)},
         {297, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
         {298, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
@@ -17281,7 +17332,7 @@ const struct cubind__runtime_releases {
         {292, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {293, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {294, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {295, CUBIND__RELEASE_ADAPTER, 61, S(94), S(95)},
+        {295, CUBIND__RELEASE_ADAPTER, 64, S(94), S(95)},
         {296, CUBIND__RELEASE_ABSENT, 0, 0, S(96)},
         {297, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
         {298, CUBIND__RELEASE_ABSENT, 0, 0, S(7)},
@@ -17695,14 +17746,14 @@ const struct cubind__runtime_releases {
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
         "cudaGraphExecUpdate",
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphExecUpdate, which does the same for the arguments it can take",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "cudaGraphAddNode_v2",
+        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "cudaGraphNodeSetParams",
+        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "cudaGraphExecNodeSetParams",
+        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
         "cudaGetDriverEntryPoint",
         "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGetDriverEntryPoint, which does the same for the arguments it can take",

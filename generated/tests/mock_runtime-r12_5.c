@@ -2992,38 +2992,38 @@ MOCK_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObjec
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, const cudaGraphEdgeData *dependencyData, size_t numDependencies, struct cudaGraphNodeParams *nodeParams)
+/* cudaGraphAddNode's semantic adapter calls it (generator/semantic.toml): CUDA 12.5's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphAddNode_v2(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, const struct cudaGraphEdgeData_st * a3, unsigned long a4, struct cudaGraphNodeParams * a5)
 {
-    /* not to be called: in CUDA 12.5 cudaGraphAddNode has another ABI */
-    cubind_mock_begin("trap cudaGraphAddNode", __builtin_return_address(0));
-    cubind_mock_arg(&pGraphNode, sizeof(cudaGraphNode_t *));
-    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
-    cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
-    cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphAddNode_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 
-MOCK_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* cudaGraphNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 12.5's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphNodeSetParams(struct CUgraphNode_st * a0, struct cudaGraphNodeParams * a1)
 {
-    /* not to be called: in CUDA 12.5 cudaGraphNodeSetParams has another ABI */
-    cubind_mock_begin("trap cudaGraphNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
-    cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node, struct cudaGraphNodeParams *nodeParams)
+/* cudaGraphExecNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 12.5's form, recording its arguments */
+MOCK_API enum cudaError cudaGraphExecNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, struct cudaGraphNodeParams * a2)
 {
-    /* not to be called: in CUDA 12.5 cudaGraphExecNodeSetParams has another ABI */
-    cubind_mock_begin("trap cudaGraphExecNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
-    cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
-    cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
-    return (cudaError_t)cubind_mock_status();
+    cubind_mock_begin("cudaGraphExecNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError)cubind_mock_status();
 }
 #endif
 

@@ -9887,7 +9887,7 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
 
 /* How cudaGraphAddNode is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_291[] = {
-    {"12.5", CUBIND__RELEASE_REFUSED, "cudaGraphAddNode"},
+    {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphAddNode_v2"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphAddNode_v2"},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9939,7 +9939,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
 
 /* How cudaGraphNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_292[] = {
-    {"12.5", CUBIND__RELEASE_REFUSED, "cudaGraphNodeSetParams"},
+    {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphNodeSetParams"},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9983,7 +9983,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
 
 /* How cudaGraphExecNodeSetParams is called in the older releases where its call differs */
 static const struct cubind_test_release_call cubind_calls_293[] = {
-    {"12.5", CUBIND__RELEASE_REFUSED, "cudaGraphExecNodeSetParams"},
+    {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphExecNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphExecNodeSetParams"},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11091,7 +11091,7 @@ const size_t cubind_passthrough_runtime_count = 313;
 size_t cubind_passthrough_runtime_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
-        return 29;
+        return 26;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 27;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)

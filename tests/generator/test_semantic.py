@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import config, releases, semantic
+from generator import config, release_headers as releases, semantic
 from generator.parse import IRError
 
 ROOT = Path(__file__).resolve().parents[2]
