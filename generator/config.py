@@ -140,6 +140,9 @@ class Library:
     wheel_dirs: tuple[str, ...] = ()
     # exported functions a toolkit header declares that cubind does not bind, with why
     unbound: tuple[Unbound, ...] = ()
+    # a CUDA root's directories besides lib64, lib and targets/<arch>/lib where the toolkit keeps it
+    # ("extras/CUPTI/lib64"): searched by the loader's CUDA-root steps and by cubind_copies_find
+    root_dirs: tuple[str, ...] = ()
 
     def unbound_reason(self, symbol: str, headers: frozenset[str]) -> str | None:
         """Why an exported function declared in `headers` is not bound, or None: it must be."""
@@ -343,6 +346,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             no_gpu=tuple(sorted(lib.get("no_gpu", {}).items())),
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
             unbound=tuple(Unbound(u["reason"], u.get("pattern"), u.get("header")) for u in lib.get("unbound", ())),
+            root_dirs=tuple(lib.get("root_dirs", ())),
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))

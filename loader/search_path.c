@@ -75,11 +75,25 @@ const char *cubind__root_subdir(size_t index)
     return index < sizeof target_dirs / sizeof target_dirs[0] ? target_dirs[index] : NULL;
 }
 
+/* The `index`th folder of a CUDA root searched for `d`: cubind__root_subdir's, then those the
+ * library names (libraries.toml root_dirs: CUPTI's extras/CUPTI/lib64); NULL past the last. */
+static const char *library_root_subdir(const cubind__library_desc *d, size_t index)
+{
+    const cubind__locatable *l = &cubind__locatables[d->library];
+    size_t common = 0;
+    const char *subdir = cubind__root_subdir(index);
+    if (subdir != NULL)
+        return subdir;
+    while (cubind__root_subdir(common) != NULL)
+        common++;
+    return index - common < l->root_dir_count ? l->root_dirs[index - common] : NULL;
+}
+
 void *cubind__try_root(const cubind__library_desc *d, const char *root, cubind__strbuf *why, cubind__found *found)
 {
     const char *subdir;
     size_t i, j, absent = 0;
-    for (i = 0; (subdir = cubind__root_subdir(i)) != NULL; ++i) {
+    for (i = 0; (subdir = library_root_subdir(d, i)) != NULL; ++i) {
         for (j = 0; j < d->soname_count; ++j) {
             cubind__strbuf spill = {0};
             char buffer[PATH_MAX];
@@ -101,7 +115,7 @@ void *cubind__try_root(const cubind__library_desc *d, const char *root, cubind__
         cubind__strbuf_printf(why, "; ");
         cubind__strbuf_escaped(why, root);
         cubind__strbuf_printf(why, "/{");
-        for (i = 0; (subdir = cubind__root_subdir(i)) != NULL; ++i)
+        for (i = 0; (subdir = library_root_subdir(d, i)) != NULL; ++i)
             cubind__strbuf_printf(why, "%s%s", i ? "," : "", subdir);
         cubind__strbuf_printf(why, "}/{");
         for (j = 0; j < d->soname_count; ++j)

@@ -35,8 +35,8 @@ const char *cubind__system_dir(size_t index);
  * the `index`th, or NULL past the last. */
 const char *cubind__root_subdir(size_t index);
 
-/* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, newest soname
- * first in each. Absent files are listed together in `why`, refused ones one by one. */
+/* A CUDA root (steps 6 and 8) for one absolute `root`: root/{lib64,lib,targets/<arch>/lib}/<soname>, then the
+ * library's own folders of a root (CUPTI's extras/CUPTI/lib64), newest soname first in each. Absent files are listed together in `why`, refused ones one by one. */
 void *cubind__try_root(const cubind__library_desc *desc, const char *root, cubind__strbuf *why, cubind__found *found);
 
 /* Each of d's sonames in `dir`, the folder of a library it is used with (cuBLAS's for cuBLASLt), so

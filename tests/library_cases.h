@@ -44,6 +44,7 @@ struct cubind_test_library {
     size_t no_gpu_count;
     int status_not_gpu;                      /* a failure that cannot: its message never says why no GPU */
     const char *status_not_gpu_name;
+    const char *root_dir;                    /* its own folder of a CUDA root ("extras/CUPTI/lib64"), or NULL */
 };
 
 extern const struct cubind_test_library cubind_test_libraries[];

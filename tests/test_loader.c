@@ -159,7 +159,8 @@ static int scenario_system_loader(void)
 static int scenario_cuda_root(void)
 {
     struct cubind_library_info info = {.size = sizeof info};
-    CHECK(cubind_library_info(CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
+    const char *library = getenv("CUBIND_TEST_LIBRARY"); /* a cubind_library; cuBLAS when unset */
+    CHECK(cubind_library_info(library != NULL ? (cubind_library)atoi(library) : CUBIND_LIB_CUBLAS, &info) == CUBIND_OK);
     CHECK(same(info.found_by, getenv("CUBIND_TEST_EXPECT_BY")));
     CHECK(same(info.path, getenv("CUBIND_TEST_EXPECT_PATH")));
     return 0;
@@ -603,6 +604,36 @@ static void test_cuda_roots(void **state)
     }
 }
 
+/* A library's own folder of a CUDA root (libraries.toml root_dirs: CUPTI's extras/CUPTI/lib64),
+ * searched after the root's lib64, lib and targets/<arch>/lib. */
+static void test_cuda_root_library_dirs(void **state)
+{
+    size_t i, tested = 0;
+    (void)state;
+    for (i = 0; i < cubind_test_library_count; ++i) {
+        const struct cubind_test_library *L = &cubind_test_libraries[i];
+        char tmp[] = "/tmp/cubind-libroot-XXXXXX", dir[1024], link[1100], expect[1200], library[16];
+        if (L->root_dir == NULL)
+            continue;
+        assert_non_null(mkdtemp(tmp));
+        snprintf(dir, sizeof dir, "%s/%s", tmp, L->root_dir);
+        make_dirs(dir);
+        snprintf(link, sizeof link, "%s/%s", dir, L->sonames[0]);
+        assert_int_equal(symlink(mock_path(L->sonames[0]), link), 0);
+        snprintf(expect, sizeof expect, "%s", link);
+        snprintf(library, sizeof library, "%d", (int)L->library);
+        {
+            const char *env[] = {env_of("CUDA_PATH", tmp), env_of("CUDA_HOME", ""), env_of("CONDA_PREFIX", ""),
+                                 env_of("CUBIND_TEST_LIBRARY", library), env_of("CUBIND_TEST_EXPECT_BY", "CUDA_PATH"),
+                                 env_of("CUBIND_TEST_EXPECT_PATH", expect), NULL};
+            run("cuda_root", env, 1);
+        }
+        tested++;
+    }
+    if (tested == 0)
+        skip();
+}
+
 static void test_missing_symbol(void **state)
 {
     const char *env[] = {env_of("CUBIND_CUBLAS_PATH", half_mock("libcublas.so.13")), NULL};
@@ -755,6 +786,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_already_loaded),
         cmocka_unit_test(test_system_loader),
         cmocka_unit_test(test_cuda_roots),
+        cmocka_unit_test(test_cuda_root_library_dirs),
         cmocka_unit_test(test_missing_symbol),
         cmocka_unit_test(test_missing_library),
         cmocka_unit_test(test_error_handler),

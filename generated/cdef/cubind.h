@@ -8231,6 +8231,4678 @@ struct nvmlNvLinkPowerThres_st {
 };
 typedef struct nvmlNvLinkPowerThres_st nvmlNvLinkPowerThres_t;
 
+/* cupti_result.h */
+typedef enum {
+    CUPTI_SUCCESS = 0,
+    CUPTI_ERROR_INVALID_PARAMETER = 1,
+    CUPTI_ERROR_INVALID_DEVICE = 2,
+    CUPTI_ERROR_INVALID_CONTEXT = 3,
+    CUPTI_ERROR_INVALID_EVENT_DOMAIN_ID = 4,
+    CUPTI_ERROR_INVALID_EVENT_ID = 5,
+    CUPTI_ERROR_INVALID_EVENT_NAME = 6,
+    CUPTI_ERROR_INVALID_OPERATION = 7,
+    CUPTI_ERROR_OUT_OF_MEMORY = 8,
+    CUPTI_ERROR_HARDWARE = 9,
+    CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT = 10,
+    CUPTI_ERROR_API_NOT_IMPLEMENTED = 11,
+    CUPTI_ERROR_MAX_LIMIT_REACHED = 12,
+    CUPTI_ERROR_NOT_READY = 13,
+    CUPTI_ERROR_NOT_COMPATIBLE = 14,
+    CUPTI_ERROR_NOT_INITIALIZED = 15,
+    CUPTI_ERROR_INVALID_METRIC_ID = 16,
+    CUPTI_ERROR_INVALID_METRIC_NAME = 17,
+    CUPTI_ERROR_QUEUE_EMPTY = 18,
+    CUPTI_ERROR_INVALID_HANDLE = 19,
+    CUPTI_ERROR_INVALID_STREAM = 20,
+    CUPTI_ERROR_INVALID_KIND = 21,
+    CUPTI_ERROR_INVALID_EVENT_VALUE = 22,
+    CUPTI_ERROR_DISABLED = 23,
+    CUPTI_ERROR_INVALID_MODULE = 24,
+    CUPTI_ERROR_INVALID_METRIC_VALUE = 25,
+    CUPTI_ERROR_HARDWARE_BUSY = 26,
+    CUPTI_ERROR_NOT_SUPPORTED = 27,
+    CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED = 28,
+    CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE = 29,
+    CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES = 30,
+    CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS = 31,
+    CUPTI_ERROR_CDP_TRACING_NOT_SUPPORTED = 32,
+    CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED = 33,
+    CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE = 34,
+    CUPTI_ERROR_INSUFFICIENT_PRIVILEGES = 35,
+    CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED = 36,
+    CUPTI_ERROR_OPENACC_UNDEFINED_ROUTINE = 37,
+    CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED = 38,
+    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED = 39,
+    CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES = 40,
+    CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED = 41,
+    CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED = 42,
+    CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED = 43,
+    CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED = 44,
+    CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED = 45,
+    CUPTI_ERROR_INVALID_CHIP_NAME = 46,
+    CUPTI_ERROR_UNKNOWN = 999,
+    CUPTI_ERROR_FORCE_INT = 2147483647
+} CUptiResult;
+
+/* cupti_callbacks.h */
+enum { CUPTI_SUBSCRIBER_NAME_MAX_LEN = 53 };
+enum { CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN = 64 };
+enum { CUpti_SubscriberParams_STRUCT_SIZE = 32 };
+typedef enum {
+    CUPTI_API_ENTER = 0,
+    CUPTI_API_EXIT = 1,
+    CUPTI_API_CBSITE_FORCE_INT = 2147483647
+} CUpti_ApiCallbackSite;
+typedef enum {
+    CUPTI_CB_DOMAIN_INVALID = 0,
+    CUPTI_CB_DOMAIN_DRIVER_API = 1,
+    CUPTI_CB_DOMAIN_RUNTIME_API = 2,
+    CUPTI_CB_DOMAIN_RESOURCE = 3,
+    CUPTI_CB_DOMAIN_SYNCHRONIZE = 4,
+    CUPTI_CB_DOMAIN_NVTX = 5,
+    CUPTI_CB_DOMAIN_STATE = 6,
+    CUPTI_CB_DOMAIN_SIZE = 7,
+    CUPTI_CB_DOMAIN_FORCE_INT = 2147483647
+} CUpti_CallbackDomain;
+typedef enum {
+    CUPTI_CBID_RESOURCE_INVALID = 0,
+    CUPTI_CBID_RESOURCE_CONTEXT_CREATED = 1,
+    CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING = 2,
+    CUPTI_CBID_RESOURCE_STREAM_CREATED = 3,
+    CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING = 4,
+    CUPTI_CBID_RESOURCE_CU_INIT_FINISHED = 5,
+    CUPTI_CBID_RESOURCE_MODULE_LOADED = 6,
+    CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING = 7,
+    CUPTI_CBID_RESOURCE_MODULE_PROFILED = 8,
+    CUPTI_CBID_RESOURCE_GRAPH_CREATED = 9,
+    CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING = 10,
+    CUPTI_CBID_RESOURCE_GRAPH_CLONED = 11,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATE_STARTING = 12,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED = 13,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING = 14,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED = 15,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING = 16,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING = 17,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED = 18,
+    CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING = 19,
+    CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED = 20,
+    CUPTI_CBID_RESOURCE_STREAM_ATTRIBUTE_CHANGED = 21,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED = 22,
+    CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS = 23,
+    CUPTI_CBID_RESOURCE_SIZE = 24,
+    CUPTI_CBID_RESOURCE_FORCE_INT = 2147483647
+} CUpti_CallbackIdResource;
+typedef enum {
+    CUPTI_CBID_SYNCHRONIZE_INVALID = 0,
+    CUPTI_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED = 1,
+    CUPTI_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED = 2,
+    CUPTI_CBID_SYNCHRONIZE_SIZE = 3,
+    CUPTI_CBID_SYNCHRONIZE_FORCE_INT = 2147483647
+} CUpti_CallbackIdSync;
+typedef enum {
+    CUPTI_CBID_STATE_INVALID = 0,
+    CUPTI_CBID_STATE_FATAL_ERROR = 1,
+    CUPTI_CBID_STATE_ERROR = 2,
+    CUPTI_CBID_STATE_WARNING = 3,
+    CUPTI_CBID_STATE_SIZE = 4,
+    CUPTI_CBID_STATE_FORCE_INT = 2147483647
+} CUpti_CallbackIdState;
+typedef struct {
+    CUpti_ApiCallbackSite callbackSite;
+    const char *functionName;
+    const void *functionParams;
+    void *functionReturnValue;
+    const char *symbolName;
+    CUcontext context;
+    uint32_t contextUid;
+    uint64_t *correlationData;
+    uint32_t correlationId;
+} CUpti_CallbackData;
+typedef struct {
+    CUcontext context;
+    union { CUstream stream; } resourceHandle;
+    void *resourceDescriptor;
+} CUpti_ResourceData;
+typedef struct {
+    uint32_t moduleId;
+    size_t cubinSize;
+    const char *pCubin;
+} CUpti_ModuleResourceData;
+typedef struct {
+    CUgraph graph;
+    CUgraph originalGraph;
+    CUgraphNode node;
+    CUgraphNode originalNode;
+    CUgraphNodeType nodeType;
+    CUgraphNode dependency;
+    CUgraphExec graphExec;
+} CUpti_GraphData;
+typedef struct {
+    CUcontext context;
+    CUstream stream;
+} CUpti_SynchronizeData;
+typedef struct {
+    const char *functionName;
+    const void *functionParams;
+    const void *functionReturnValue;
+} CUpti_NvtxData;
+typedef struct {
+    CUstream stream;
+    CUstreamAttrID attr;
+    const CUstreamAttrValue *value;
+} CUpti_StreamAttrData;
+typedef struct {
+    union { struct { CUptiResult result; const char *message; } notification; };
+} CUpti_StateData;
+typedef uint32_t CUpti_CallbackId;
+typedef void (*CUpti_CallbackFunc)(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *);
+struct CUpti_Subscriber_st;
+typedef struct CUpti_Subscriber_st *CUpti_SubscriberHandle;
+typedef CUpti_CallbackDomain *CUpti_DomainTable;
+typedef struct {
+    size_t structSize;
+    const char *subscriberName;
+    char *oldSubscriberName;
+    size_t oldSubscriberSize;
+} CUpti_SubscriberParams;
+
+/* cupti_events.h */
+/* CUPTI_EVENT_OVERFLOW = ( ( uint64_t ) 0xFFFFFFFFFFFFFFFFULL ): beyond int, not declared here */
+/* CUPTI_EVENT_INVALID = ( ( uint64_t ) 0xFFFFFFFFFFFFFFFEULL ): beyond int, not declared here */
+typedef uint32_t CUpti_EventID;
+typedef uint32_t CUpti_EventDomainID;
+typedef void *CUpti_EventGroup;
+typedef enum {
+    CUPTI_DEVICE_ATTR_DEVICE_CLASS_TESLA = 0,
+    CUPTI_DEVICE_ATTR_DEVICE_CLASS_QUADRO = 1,
+    CUPTI_DEVICE_ATTR_DEVICE_CLASS_GEFORCE = 2,
+    CUPTI_DEVICE_ATTR_DEVICE_CLASS_TEGRA = 3
+} CUpti_DeviceAttributeDeviceClass;
+typedef enum {
+    CUPTI_DEVICE_ATTR_MAX_EVENT_ID = 1,
+    CUPTI_DEVICE_ATTR_MAX_EVENT_DOMAIN_ID = 2,
+    CUPTI_DEVICE_ATTR_GLOBAL_MEMORY_BANDWIDTH = 3,
+    CUPTI_DEVICE_ATTR_INSTRUCTION_PER_CYCLE = 4,
+    CUPTI_DEVICE_ATTR_INSTRUCTION_THROUGHPUT_SINGLE_PRECISION = 5,
+    CUPTI_DEVICE_ATTR_MAX_FRAME_BUFFERS = 6,
+    CUPTI_DEVICE_ATTR_PCIE_LINK_RATE = 7,
+    CUPTI_DEVICE_ATTR_PCIE_LINK_WIDTH = 8,
+    CUPTI_DEVICE_ATTR_PCIE_GEN = 9,
+    CUPTI_DEVICE_ATTR_DEVICE_CLASS = 10,
+    CUPTI_DEVICE_ATTR_FLOP_SP_PER_CYCLE = 11,
+    CUPTI_DEVICE_ATTR_FLOP_DP_PER_CYCLE = 12,
+    CUPTI_DEVICE_ATTR_MAX_L2_UNITS = 13,
+    CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_SHARED = 14,
+    CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_L1 = 15,
+    CUPTI_DEVICE_ATTR_MAX_SHARED_MEMORY_CACHE_CONFIG_PREFER_EQUAL = 16,
+    CUPTI_DEVICE_ATTR_FLOP_HP_PER_CYCLE = 17,
+    CUPTI_DEVICE_ATTR_NVLINK_PRESENT = 18,
+    CUPTI_DEVICE_ATTR_GPU_CPU_NVLINK_BW = 19,
+    CUPTI_DEVICE_ATTR_NVSWITCH_PRESENT = 20,
+    CUPTI_DEVICE_ATTR_FORCE_INT = 2147483647
+} CUpti_DeviceAttribute;
+typedef enum {
+    CUPTI_EVENT_DOMAIN_ATTR_NAME = 0,
+    CUPTI_EVENT_DOMAIN_ATTR_INSTANCE_COUNT = 1,
+    CUPTI_EVENT_DOMAIN_ATTR_TOTAL_INSTANCE_COUNT = 3,
+    CUPTI_EVENT_DOMAIN_ATTR_COLLECTION_METHOD = 4,
+    CUPTI_EVENT_DOMAIN_ATTR_FORCE_INT = 2147483647
+} CUpti_EventDomainAttribute;
+typedef enum {
+    CUPTI_EVENT_COLLECTION_METHOD_PM = 0,
+    CUPTI_EVENT_COLLECTION_METHOD_SM = 1,
+    CUPTI_EVENT_COLLECTION_METHOD_INSTRUMENTED = 2,
+    CUPTI_EVENT_COLLECTION_METHOD_NVLINK_TC = 3,
+    CUPTI_EVENT_COLLECTION_METHOD_FORCE_INT = 2147483647
+} CUpti_EventCollectionMethod;
+typedef enum {
+    CUPTI_EVENT_GROUP_ATTR_EVENT_DOMAIN_ID = 0,
+    CUPTI_EVENT_GROUP_ATTR_PROFILE_ALL_DOMAIN_INSTANCES = 1,
+    CUPTI_EVENT_GROUP_ATTR_USER_DATA = 2,
+    CUPTI_EVENT_GROUP_ATTR_NUM_EVENTS = 3,
+    CUPTI_EVENT_GROUP_ATTR_EVENTS = 4,
+    CUPTI_EVENT_GROUP_ATTR_INSTANCE_COUNT = 5,
+    CUPTI_EVENT_GROUP_ATTR_PROFILING_SCOPE = 6,
+    CUPTI_EVENT_GROUP_ATTR_FORCE_INT = 2147483647
+} CUpti_EventGroupAttribute;
+typedef enum {
+    CUPTI_EVENT_PROFILING_SCOPE_CONTEXT = 0,
+    CUPTI_EVENT_PROFILING_SCOPE_DEVICE = 1,
+    CUPTI_EVENT_PROFILING_SCOPE_BOTH = 2,
+    CUPTI_EVENT_PROFILING_SCOPE_FORCE_INT = 2147483647
+} CUpti_EventProfilingScope;
+typedef enum {
+    CUPTI_EVENT_ATTR_NAME = 0,
+    CUPTI_EVENT_ATTR_SHORT_DESCRIPTION = 1,
+    CUPTI_EVENT_ATTR_LONG_DESCRIPTION = 2,
+    CUPTI_EVENT_ATTR_CATEGORY = 3,
+    CUPTI_EVENT_ATTR_PROFILING_SCOPE = 5,
+    CUPTI_EVENT_ATTR_FORCE_INT = 2147483647
+} CUpti_EventAttribute;
+typedef enum {
+    CUPTI_EVENT_COLLECTION_MODE_CONTINUOUS = 0,
+    CUPTI_EVENT_COLLECTION_MODE_KERNEL = 1,
+    CUPTI_EVENT_COLLECTION_MODE_FORCE_INT = 2147483647
+} CUpti_EventCollectionMode;
+typedef enum {
+    CUPTI_EVENT_CATEGORY_INSTRUCTION = 0,
+    CUPTI_EVENT_CATEGORY_MEMORY = 1,
+    CUPTI_EVENT_CATEGORY_CACHE = 2,
+    CUPTI_EVENT_CATEGORY_PROFILE_TRIGGER = 3,
+    CUPTI_EVENT_CATEGORY_SYSTEM = 4,
+    CUPTI_EVENT_CATEGORY_FORCE_INT = 2147483647
+} CUpti_EventCategory;
+typedef enum {
+    CUPTI_EVENT_READ_FLAG_NONE = 0,
+    CUPTI_EVENT_READ_FLAG_FORCE_INT = 2147483647
+} CUpti_ReadEventFlags;
+typedef struct {
+    uint32_t numEventGroups;
+    CUpti_EventGroup *eventGroups;
+} CUpti_EventGroupSet;
+typedef struct {
+    uint32_t numSets;
+    CUpti_EventGroupSet *sets;
+} CUpti_EventGroupSets;
+typedef void (*CUpti_KernelReplayUpdateFunc)(const char *, int, void *);
+
+/* cupti_metrics.h */
+typedef uint32_t CUpti_MetricID;
+typedef enum {
+    CUPTI_METRIC_CATEGORY_MEMORY = 0,
+    CUPTI_METRIC_CATEGORY_INSTRUCTION = 1,
+    CUPTI_METRIC_CATEGORY_MULTIPROCESSOR = 2,
+    CUPTI_METRIC_CATEGORY_CACHE = 3,
+    CUPTI_METRIC_CATEGORY_TEXTURE = 4,
+    CUPTI_METRIC_CATEGORY_NVLINK = 5,
+    CUPTI_METRIC_CATEGORY_PCIE = 6,
+    CUPTI_METRIC_CATEGORY_FORCE_INT = 2147483647
+} CUpti_MetricCategory;
+typedef enum {
+    CUPTI_METRIC_EVALUATION_MODE_PER_INSTANCE = 1,
+    CUPTI_METRIC_EVALUATION_MODE_AGGREGATE = 2,
+    CUPTI_METRIC_EVALUATION_MODE_FORCE_INT = 2147483647
+} CUpti_MetricEvaluationMode;
+typedef enum {
+    CUPTI_METRIC_VALUE_KIND_DOUBLE = 0,
+    CUPTI_METRIC_VALUE_KIND_UINT64 = 1,
+    CUPTI_METRIC_VALUE_KIND_PERCENT = 2,
+    CUPTI_METRIC_VALUE_KIND_THROUGHPUT = 3,
+    CUPTI_METRIC_VALUE_KIND_INT64 = 4,
+    CUPTI_METRIC_VALUE_KIND_UTILIZATION_LEVEL = 5,
+    CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD = 6,
+    CUPTI_METRIC_VALUE_KIND_FORCE_INT = 2147483647
+} CUpti_MetricValueKind;
+typedef enum {
+    CUPTI_METRIC_VALUE_UTILIZATION_IDLE = 0,
+    CUPTI_METRIC_VALUE_UTILIZATION_LOW = 2,
+    CUPTI_METRIC_VALUE_UTILIZATION_MID = 5,
+    CUPTI_METRIC_VALUE_UTILIZATION_HIGH = 8,
+    CUPTI_METRIC_VALUE_UTILIZATION_MAX = 10,
+    CUPTI_METRIC_VALUE_UTILIZATION_FORCE_INT = 2147483647
+} CUpti_MetricValueUtilizationLevel;
+typedef enum {
+    CUPTI_METRIC_ATTR_NAME = 0,
+    CUPTI_METRIC_ATTR_SHORT_DESCRIPTION = 1,
+    CUPTI_METRIC_ATTR_LONG_DESCRIPTION = 2,
+    CUPTI_METRIC_ATTR_CATEGORY = 3,
+    CUPTI_METRIC_ATTR_VALUE_KIND = 4,
+    CUPTI_METRIC_ATTR_EVALUATION_MODE = 5,
+    CUPTI_METRIC_ATTR_FORCE_INT = 2147483647
+} CUpti_MetricAttribute;
+typedef union {
+    double metricValueDouble;
+    uint64_t metricValueUint64;
+    int64_t metricValueInt64;
+    double metricValuePercent;
+    uint64_t metricValueThroughput;
+    CUpti_MetricValueUtilizationLevel metricValueUtilizationLevel;
+    uint64_t metricValueNvtxExtendedPayload;
+} CUpti_MetricValue;
+typedef enum {
+    CUPTI_METRIC_PROPERTY_DEVICE_CLASS_TESLA = 0,
+    CUPTI_METRIC_PROPERTY_DEVICE_CLASS_QUADRO = 1,
+    CUPTI_METRIC_PROPERTY_DEVICE_CLASS_GEFORCE = 2,
+    CUPTI_METRIC_PROPERTY_DEVICE_CLASS_TEGRA = 3
+} CUpti_MetricPropertyDeviceClass;
+typedef enum {
+    CUPTI_METRIC_PROPERTY_MULTIPROCESSOR_COUNT = 0,
+    CUPTI_METRIC_PROPERTY_WARPS_PER_MULTIPROCESSOR = 1,
+    CUPTI_METRIC_PROPERTY_KERNEL_GPU_TIME = 2,
+    CUPTI_METRIC_PROPERTY_CLOCK_RATE = 3,
+    CUPTI_METRIC_PROPERTY_FRAME_BUFFER_COUNT = 4,
+    CUPTI_METRIC_PROPERTY_GLOBAL_MEMORY_BANDWIDTH = 5,
+    CUPTI_METRIC_PROPERTY_PCIE_LINK_RATE = 6,
+    CUPTI_METRIC_PROPERTY_PCIE_LINK_WIDTH = 7,
+    CUPTI_METRIC_PROPERTY_PCIE_GEN = 8,
+    CUPTI_METRIC_PROPERTY_DEVICE_CLASS = 9,
+    CUPTI_METRIC_PROPERTY_FLOP_SP_PER_CYCLE = 10,
+    CUPTI_METRIC_PROPERTY_FLOP_DP_PER_CYCLE = 11,
+    CUPTI_METRIC_PROPERTY_L2_UNITS = 12,
+    CUPTI_METRIC_PROPERTY_ECC_ENABLED = 13,
+    CUPTI_METRIC_PROPERTY_FLOP_HP_PER_CYCLE = 14,
+    CUPTI_METRIC_PROPERTY_GPU_CPU_NVLINK_BANDWIDTH = 15
+} CUpti_MetricPropertyID;
+
+/* cupti_activity.h */
+/* CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID = ( ( uint32_t ) 0xFFFFFFFFU ): beyond int, not declared here */
+/* CUPTI_INVALID_CONTEXT_ID = ( ( uint32_t ) 0xFFFFFFFFU ): beyond int, not declared here */
+/* CUPTI_INVALID_STREAM_ID = ( ( uint32_t ) 0xFFFFFFFFU ): beyond int, not declared here */
+/* CUPTI_INVALID_CHANNEL_ID = ( ( uint32_t ) 0xFFFFFFFFU ): beyond int, not declared here */
+/* invalidNumaId = ( ( uint32_t ) 0xFFFFFFFF ): beyond int, not declared here */
+enum { CUPTI_SOURCE_LOCATOR_ID_UNKNOWN = 0 };
+enum { CUPTI_FUNCTION_INDEX_ID_INVALID = 0 };
+enum { CUPTI_CORRELATION_ID_UNKNOWN = 0 };
+enum { CUPTI_GRID_ID_UNKNOWN = 0 };
+enum { CUPTI_TIMESTAMP_UNKNOWN = 0 };
+/* CUPTI_SYNCHRONIZATION_INVALID_VALUE = ( ( uint32_t ) 0xFFFFFFFFU ): beyond int, not declared here */
+enum { CUPTI_AUTO_BOOST_INVALID_CLIENT_PID = 0 };
+enum { CUPTI_NVLINK_INVALID_PORT = -1 };
+enum { CUPTI_MAX_NVLINK_PORTS = 32 };
+enum { CUPTI_DECOMPRESSED_BYTES_UNKNOWN = 0 };
+enum { CUPTI_MAX_GPUS = 32 };
+typedef enum {
+    CUPTI_ACTIVITY_KIND_INVALID = 0,
+    CUPTI_ACTIVITY_KIND_MEMCPY = 1,
+    CUPTI_ACTIVITY_KIND_MEMSET = 2,
+    CUPTI_ACTIVITY_KIND_KERNEL = 3,
+    CUPTI_ACTIVITY_KIND_DRIVER = 4,
+    CUPTI_ACTIVITY_KIND_RUNTIME = 5,
+    CUPTI_ACTIVITY_KIND_EVENT = 6,
+    CUPTI_ACTIVITY_KIND_METRIC = 7,
+    CUPTI_ACTIVITY_KIND_DEVICE = 8,
+    CUPTI_ACTIVITY_KIND_CONTEXT = 9,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL = 10,
+    CUPTI_ACTIVITY_KIND_NAME = 11,
+    CUPTI_ACTIVITY_KIND_MARKER = 12,
+    CUPTI_ACTIVITY_KIND_MARKER_DATA = 13,
+    CUPTI_ACTIVITY_KIND_SOURCE_LOCATOR = 14,
+    CUPTI_ACTIVITY_KIND_GLOBAL_ACCESS = 15,
+    CUPTI_ACTIVITY_KIND_BRANCH = 16,
+    CUPTI_ACTIVITY_KIND_OVERHEAD = 17,
+    CUPTI_ACTIVITY_KIND_CDP_KERNEL = 18,
+    CUPTI_ACTIVITY_KIND_PREEMPTION = 19,
+    CUPTI_ACTIVITY_KIND_ENVIRONMENT = 20,
+    CUPTI_ACTIVITY_KIND_EVENT_INSTANCE = 21,
+    CUPTI_ACTIVITY_KIND_MEMCPY2 = 22,
+    CUPTI_ACTIVITY_KIND_METRIC_INSTANCE = 23,
+    CUPTI_ACTIVITY_KIND_INSTRUCTION_EXECUTION = 24,
+    CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER = 25,
+    CUPTI_ACTIVITY_KIND_FUNCTION = 26,
+    CUPTI_ACTIVITY_KIND_MODULE = 27,
+    CUPTI_ACTIVITY_KIND_DEVICE_ATTRIBUTE = 28,
+    CUPTI_ACTIVITY_KIND_SHARED_ACCESS = 29,
+    CUPTI_ACTIVITY_KIND_PC_SAMPLING = 30,
+    CUPTI_ACTIVITY_KIND_PC_SAMPLING_RECORD_INFO = 31,
+    CUPTI_ACTIVITY_KIND_INSTRUCTION_CORRELATION = 32,
+    CUPTI_ACTIVITY_KIND_OPENACC_DATA = 33,
+    CUPTI_ACTIVITY_KIND_OPENACC_LAUNCH = 34,
+    CUPTI_ACTIVITY_KIND_OPENACC_OTHER = 35,
+    CUPTI_ACTIVITY_KIND_CUDA_EVENT = 36,
+    CUPTI_ACTIVITY_KIND_STREAM = 37,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION = 38,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION = 39,
+    CUPTI_ACTIVITY_KIND_NVLINK = 40,
+    CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT = 41,
+    CUPTI_ACTIVITY_KIND_INSTANTANEOUS_EVENT_INSTANCE = 42,
+    CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC = 43,
+    CUPTI_ACTIVITY_KIND_INSTANTANEOUS_METRIC_INSTANCE = 44,
+    CUPTI_ACTIVITY_KIND_MEMORY = 45,
+    CUPTI_ACTIVITY_KIND_PCIE = 46,
+    CUPTI_ACTIVITY_KIND_OPENMP = 47,
+    CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API = 48,
+    CUPTI_ACTIVITY_KIND_MEMORY2 = 49,
+    CUPTI_ACTIVITY_KIND_MEMORY_POOL = 50,
+    CUPTI_ACTIVITY_KIND_GRAPH_TRACE = 51,
+    CUPTI_ACTIVITY_KIND_JIT = 52,
+    CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE = 53,
+    CUPTI_ACTIVITY_KIND_MEM_DECOMPRESS = 54,
+    CUPTI_ACTIVITY_KIND_CONFIDENTIAL_COMPUTE_ROTATION = 55,
+    CUPTI_ACTIVITY_KIND_COUNT = 56,
+    CUPTI_ACTIVITY_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityKind;
+typedef enum {
+    CUPTI_ACTIVITY_OBJECT_UNKNOWN = 0,
+    CUPTI_ACTIVITY_OBJECT_PROCESS = 1,
+    CUPTI_ACTIVITY_OBJECT_THREAD = 2,
+    CUPTI_ACTIVITY_OBJECT_DEVICE = 3,
+    CUPTI_ACTIVITY_OBJECT_CONTEXT = 4,
+    CUPTI_ACTIVITY_OBJECT_STREAM = 5,
+    CUPTI_ACTIVITY_OBJECT_FORCE_INT = 2147483647
+} CUpti_ActivityObjectKind;
+typedef union {
+    struct { uint32_t processId; uint32_t threadId; } pt;
+    struct { uint32_t deviceId; uint32_t contextId; uint32_t streamId; } dcs;
+} CUpti_ActivityObjectKindId;
+typedef struct {
+    uint32_t commandBufferLength;
+    uint32_t channelID;
+    uint32_t channelType;
+} CUpti_ActivityOverheadCommandBufferFullData;
+typedef enum {
+    CUPTI_ACTIVITY_OVERHEAD_UNKNOWN = 0,
+    CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER = 1,
+    CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH = 65536,
+    CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION = 131072,
+    CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE = 196608,
+    CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING = 262144,
+    CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING = 327680,
+    CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL = 393216,
+    CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST = 458752,
+    CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT = 524288,
+    CUPTI_ACTIVITY_OVERHEAD_FORCE_INT = 2147483647
+} CUpti_ActivityOverheadKind;
+typedef enum {
+    CUPTI_ACTIVITY_COMPUTE_API_UNKNOWN = 0,
+    CUPTI_ACTIVITY_COMPUTE_API_CUDA = 1,
+    CUPTI_ACTIVITY_COMPUTE_API_CUDA_MPS = 2,
+    CUPTI_ACTIVITY_COMPUTE_API_FORCE_INT = 2147483647
+} CUpti_ActivityComputeApiKind;
+typedef enum {
+    CUPTI_ACTIVITY_FLAG_NONE = 0,
+    CUPTI_ACTIVITY_FLAG_DEVICE_CONCURRENT_KERNELS = 1,
+    CUPTI_ACTIVITY_FLAG_DEVICE_ATTRIBUTE_CUDEVICE = 1,
+    CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC = 1,
+    CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS = 1,
+    CUPTI_ACTIVITY_FLAG_MARKER_START = 2,
+    CUPTI_ACTIVITY_FLAG_MARKER_END = 4,
+    CUPTI_ACTIVITY_FLAG_MARKER_SYNC_ACQUIRE = 8,
+    CUPTI_ACTIVITY_FLAG_MARKER_SYNC_ACQUIRE_SUCCESS = 16,
+    CUPTI_ACTIVITY_FLAG_MARKER_SYNC_ACQUIRE_FAILED = 32,
+    CUPTI_ACTIVITY_FLAG_MARKER_SYNC_RELEASE = 64,
+    CUPTI_ACTIVITY_FLAG_MARKER_COLOR_NONE = 1,
+    CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB = 2,
+    CUPTI_ACTIVITY_FLAG_GLOBAL_ACCESS_KIND_SIZE_MASK = 255,
+    CUPTI_ACTIVITY_FLAG_GLOBAL_ACCESS_KIND_LOAD = 256,
+    CUPTI_ACTIVITY_FLAG_GLOBAL_ACCESS_KIND_CACHED = 512,
+    CUPTI_ACTIVITY_FLAG_METRIC_OVERFLOWED = 1,
+    CUPTI_ACTIVITY_FLAG_METRIC_VALUE_INVALID = 2,
+    CUPTI_ACTIVITY_FLAG_INSTRUCTION_VALUE_INVALID = 1,
+    CUPTI_ACTIVITY_FLAG_INSTRUCTION_CLASS_MASK = 510,
+    CUPTI_ACTIVITY_FLAG_FLUSH_FORCED = 1,
+    CUPTI_ACTIVITY_FLAG_SHARED_ACCESS_KIND_SIZE_MASK = 255,
+    CUPTI_ACTIVITY_FLAG_SHARED_ACCESS_KIND_LOAD = 256,
+    CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC = 1,
+    CUPTI_ACTIVITY_FLAG_THRASHING_IN_CPU = 1,
+    CUPTI_ACTIVITY_FLAG_THROTTLING_IN_CPU = 1,
+    CUPTI_ACTIVITY_FLAG_FORCE_INT = 2147483647
+} CUpti_ActivityFlag;
+typedef enum {
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_INVALID = 0,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_NONE = 1,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_INST_FETCH = 2,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_EXEC_DEPENDENCY = 3,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_MEMORY_DEPENDENCY = 4,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_TEXTURE = 5,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_SYNC = 6,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_CONSTANT_MEMORY_DEPENDENCY = 7,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_PIPE_BUSY = 8,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_MEMORY_THROTTLE = 9,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_NOT_SELECTED = 10,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_OTHER = 11,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_SLEEPING = 12,
+    CUPTI_ACTIVITY_PC_SAMPLING_STALL_FORCE_INT = 2147483647
+} CUpti_ActivityPCSamplingStallReason;
+typedef enum {
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_INVALID = 0,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_MIN = 1,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_LOW = 2,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_MID = 3,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_HIGH = 4,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_MAX = 5,
+    CUPTI_ACTIVITY_PC_SAMPLING_PERIOD_FORCE_INT = 2147483647
+} CUpti_ActivityPCSamplingPeriod;
+typedef enum {
+    CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN = 0,
+    CUPTI_ACTIVITY_MEMCPY_KIND_HTOD = 1,
+    CUPTI_ACTIVITY_MEMCPY_KIND_DTOH = 2,
+    CUPTI_ACTIVITY_MEMCPY_KIND_HTOA = 3,
+    CUPTI_ACTIVITY_MEMCPY_KIND_ATOH = 4,
+    CUPTI_ACTIVITY_MEMCPY_KIND_ATOA = 5,
+    CUPTI_ACTIVITY_MEMCPY_KIND_ATOD = 6,
+    CUPTI_ACTIVITY_MEMCPY_KIND_DTOA = 7,
+    CUPTI_ACTIVITY_MEMCPY_KIND_DTOD = 8,
+    CUPTI_ACTIVITY_MEMCPY_KIND_HTOH = 9,
+    CUPTI_ACTIVITY_MEMCPY_KIND_PTOP = 10,
+    CUPTI_ACTIVITY_MEMCPY_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityMemcpyKind;
+typedef enum {
+    CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN = 0,
+    CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE = 1,
+    CUPTI_ACTIVITY_MEMORY_KIND_PINNED = 2,
+    CUPTI_ACTIVITY_MEMORY_KIND_DEVICE = 3,
+    CUPTI_ACTIVITY_MEMORY_KIND_ARRAY = 4,
+    CUPTI_ACTIVITY_MEMORY_KIND_MANAGED = 5,
+    CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC = 6,
+    CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC = 7,
+    CUPTI_ACTIVITY_MEMORY_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityMemoryKind;
+typedef enum {
+    CUPTI_ACTIVITY_PREEMPTION_KIND_UNKNOWN = 0,
+    CUPTI_ACTIVITY_PREEMPTION_KIND_SAVE = 1,
+    CUPTI_ACTIVITY_PREEMPTION_KIND_RESTORE = 2,
+    CUPTI_ACTIVITY_PREEMPTION_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityPreemptionKind;
+typedef enum {
+    CUPTI_ACTIVITY_ENVIRONMENT_UNKNOWN = 0,
+    CUPTI_ACTIVITY_ENVIRONMENT_SPEED = 1,
+    CUPTI_ACTIVITY_ENVIRONMENT_TEMPERATURE = 2,
+    CUPTI_ACTIVITY_ENVIRONMENT_POWER = 3,
+    CUPTI_ACTIVITY_ENVIRONMENT_COOLING = 4,
+    CUPTI_ACTIVITY_ENVIRONMENT_COUNT = 5,
+    CUPTI_ACTIVITY_ENVIRONMENT_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityEnvironmentKind;
+typedef enum {
+    CUPTI_CLOCKS_THROTTLE_REASON_GPU_IDLE = 1,
+    CUPTI_CLOCKS_THROTTLE_REASON_USER_DEFINED_CLOCKS = 2,
+    CUPTI_CLOCKS_THROTTLE_REASON_SW_POWER_CAP = 4,
+    CUPTI_CLOCKS_THROTTLE_REASON_HW_SLOWDOWN = 8,
+    CUPTI_CLOCKS_THROTTLE_REASON_UNSUPPORTED = 1073741824,
+    CUPTI_CLOCKS_THROTTLE_REASON_NONE = 0,
+    CUPTI_CLOCKS_THROTTLE_REASON_FORCE_INT = 2147483647
+    /* CUPTI_CLOCKS_THROTTLE_REASON_UNKNOWN = 2147483648: beyond int, which C11 enumerators are: not declared here */
+} CUpti_EnvironmentClocksThrottleReason;
+typedef enum {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_UNKNOWN = 0,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE = 1,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_ALL_DEVICES = 2,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_COUNT = 3,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_FORCE_INT = 2147483647
+} CUpti_ActivityUnifiedMemoryCounterScope;
+typedef enum {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_UNKNOWN = 0,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD = 1,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH = 2,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT = 3,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT = 4,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING = 5,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING = 6,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP = 7,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOD = 8,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_COUNT = 9,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityUnifiedMemoryCounterKind;
+typedef enum {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_UNKNOWN = 0,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_READ = 1,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_WRITE = 2,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_ATOMIC = 3,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_PREFETCH = 4
+} CUpti_ActivityUnifiedMemoryAccessType;
+typedef enum {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_UNKNOWN = 0,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER = 1,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE = 2,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH = 3,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION = 4,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS = 5
+} CUpti_ActivityUnifiedMemoryMigrationCause;
+typedef enum {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_UNKNOWN = 0,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_COHERENCE = 1,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_THRASHING = 2,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_POLICY = 3,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_OUT_OF_MEMORY = 4,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_REMOTE_MAP_CAUSE_EVICTION = 5
+} CUpti_ActivityUnifiedMemoryRemoteMapCause;
+typedef enum {
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_UNKNOWN = 0,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_FP_32 = 1,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_FP_64 = 2,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_INTEGER = 3,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_BIT_CONVERSION = 4,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_CONTROL_FLOW = 5,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_GLOBAL = 6,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_SHARED = 7,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_LOCAL = 8,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_GENERIC = 9,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_SURFACE = 10,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_CONSTANT = 11,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_TEXTURE = 12,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_GLOBAL_ATOMIC = 13,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_SHARED_ATOMIC = 14,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_SURFACE_ATOMIC = 15,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_INTER_THREAD_COMMUNICATION = 16,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_BARRIER = 17,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_MISCELLANEOUS = 18,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_FP_16 = 19,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_UNIFORM = 20,
+    CUPTI_ACTIVITY_INSTRUCTION_CLASS_KIND_FORCE_INT = 2147483647
+} CUpti_ActivityInstructionClass;
+typedef enum {
+    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_UNKNOWN = 0,
+    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_NOT_SUPPORTED = 1,
+    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_OFF = 2,
+    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_ON = 3,
+    CUPTI_ACTIVITY_PARTITIONED_GLOBAL_CACHE_CONFIG_FORCE_INT = 2147483647
+} CUpti_ActivityPartitionedGlobalCacheConfig;
+typedef enum {
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN = 0,
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE = 1,
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT = 2,
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE = 3,
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE = 4,
+    CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivitySynchronizationType;
+typedef enum {
+    CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN = 0,
+    CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT = 1,
+    CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING = 2,
+    CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL = 3,
+    CUPTI_ACTIVITY_STREAM_CREATE_MASK = 65535,
+    CUPTI_ACTIVITY_STREAM_CREATE_FLAG_FORCE_INT = 2147483647
+} CUpti_ActivityStreamFlag;
+typedef enum {
+    CUPTI_LINK_FLAG_INVALID = 0,
+    CUPTI_LINK_FLAG_PEER_ACCESS = 2,
+    CUPTI_LINK_FLAG_SYSMEM_ACCESS = 4,
+    CUPTI_LINK_FLAG_PEER_ATOMICS = 8,
+    CUPTI_LINK_FLAG_SYSMEM_ATOMICS = 16,
+    CUPTI_LINK_FLAG_FORCE_INT = 2147483647
+} CUpti_LinkFlag;
+typedef enum {
+    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID = 0,
+    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION = 1,
+    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE = 2,
+    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityMemoryOperationType;
+typedef enum {
+    CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID = 0,
+    CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL = 1,
+    CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED = 2,
+    CUPTI_ACTIVITY_MEMORY_POOL_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityMemoryPoolType;
+typedef enum {
+    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_INVALID = 0,
+    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED = 1,
+    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED = 2,
+    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED = 3,
+    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityMemoryPoolOperationType;
+typedef enum {
+    CUPTI_CHANNEL_TYPE_INVALID = 0,
+    CUPTI_CHANNEL_TYPE_COMPUTE = 1,
+    CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY = 2,
+    CUPTI_CHANNEL_TYPE_DECOMP = 3,
+    CUPTI_CHANNEL_TYPE_FORCE_INT = 2147483647
+} CUpti_ChannelType;
+typedef enum {
+    CUPTI_CONTEXT_CIG_MODE_NONE = 0,
+    CUPTI_CONTEXT_CIG_MODE_CIG = 1,
+    CUPTI_CONTEXT_CIG_MODE_CIG_FALLBACK = 2,
+    CUPTI_CONTEXT_CIG_MODE_FORCE_INT = 2147483647
+} CUpti_ContextCigMode;
+typedef enum {
+    CUPTI_NVTX_EXT_PAYLOAD_TYPE_UNKNOWN = 0,
+    CUPTI_NVTX_EXT_PAYLOAD_TYPE_SCHEMA = 1,
+    CUPTI_NVTX_EXT_PAYLOAD_TYPE_ENUM = 2,
+    CUPTI_NVTX_EXT_PAYLOAD_TYPE_FORCE_INT = 2147483647
+} CUpti_NvtxExtPayloadType;
+typedef struct {
+    uint32_t structSize;
+    uint32_t type;
+    void *attributes;
+} CUpti_NvtxExtPayloadAttr;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityUnifiedMemoryCounterScope scope;
+    CUpti_ActivityUnifiedMemoryCounterKind kind;
+    uint32_t deviceId;
+    uint32_t enable;
+} CUpti_ActivityUnifiedMemoryCounterConfig;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    uint32_t enabled;
+    uint32_t pid;
+} CUpti_ActivityAutoBoostState;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    uint32_t size;
+    CUpti_ActivityPCSamplingPeriod samplingPeriod;
+    uint32_t samplingPeriod2;
+} CUpti_ActivityPCSamplingConfig;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+} CUpti_Activity;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint8_t isDeviceLaunched;
+    uint8_t pad2[3];
+    uint64_t copyCount;
+} CUpti_ActivityMemcpy6;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t srcDeviceId;
+    uint32_t srcContextId;
+    uint32_t dstDeviceId;
+    uint32_t dstContextId;
+    uint32_t correlationId;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+} CUpti_ActivityMemcpyPtoP4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t value;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint16_t flags;
+    uint16_t memoryKind;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint8_t isDeviceLaunched;
+    uint8_t pad2[3];
+} CUpti_ActivityMemset4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryKind memoryKind;
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint64_t allocPC;
+    uint64_t freePC;
+    uint32_t processId;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityMemory;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryOperationType memoryOperationType;
+    CUpti_ActivityMemoryKind memoryKind;
+    uint32_t correlationId;
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t timestamp;
+    uint64_t PC;
+    uint32_t processId;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    const char *name;
+    uint32_t isAsync;
+    uint32_t pad1;
+    struct { CUpti_ActivityMemoryPoolType memoryPoolType; uint32_t pad2; uint64_t address; uint64_t releaseThreshold; union { uint64_t size; uint64_t processId; } pool; uint64_t utilizedSize; } memoryPoolConfig;
+    const char *source;
+} CUpti_ActivityMemory4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryPoolOperationType memoryPoolOperationType;
+    CUpti_ActivityMemoryPoolType memoryPoolType;
+    uint32_t correlationId;
+    uint32_t processId;
+    uint32_t deviceId;
+    size_t minBytesToKeep;
+    uint64_t address;
+    uint64_t size;
+    uint64_t releaseThreshold;
+    uint64_t timestamp;
+    uint64_t utilizedSize;
+    uint8_t isManagedPool;
+    uint8_t pad2[7];
+} CUpti_ActivityMemoryPool3;
+typedef enum {
+    CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR = 0,
+    CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE = 1,
+    CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE = 2,
+    CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST = 3
+} CUpti_ActivityLaunchType;
+typedef enum {
+    CUPTI_FUNC_SHMEM_LIMIT_DEFAULT = 0,
+    CUPTI_FUNC_SHMEM_LIMIT_OPTIN = 1,
+    CUPTI_FUNC_SHMEM_LIMIT_FORCE_INT = 2147483647
+} CUpti_FuncShmemLimitConfig;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+    CUaccessPolicyWindow *pAccessPolicyWindow;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint32_t clusterX;
+    uint32_t clusterY;
+    uint32_t clusterZ;
+    uint32_t clusterSchedulingPolicy;
+    uint64_t localMemoryTotal_v2;
+    uint32_t maxPotentialClusterSize;
+    uint32_t maxActiveClusters;
+    uint8_t isDeviceLaunched;
+    uint8_t padding3[7];
+} CUpti_ActivityKernel10;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    int64_t parentGridId;
+    uint64_t queued;
+    uint64_t submitted;
+    uint64_t completed;
+    uint32_t parentBlockX;
+    uint32_t parentBlockY;
+    uint32_t parentBlockZ;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityCdpKernel;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityPreemptionKind preemptionKind;
+    uint64_t timestamp;
+    int64_t gridId;
+    uint32_t blockX;
+    uint32_t blockY;
+    uint32_t blockZ;
+    uint32_t pad;
+} CUpti_ActivityPreemption;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_CallbackId cbid;
+    uint64_t start;
+    uint64_t end;
+    uint32_t processId;
+    uint32_t threadId;
+    uint32_t correlationId;
+    uint32_t returnValue;
+} CUpti_ActivityAPI;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_EventID id;
+    uint64_t value;
+    CUpti_EventDomainID domain;
+    uint32_t correlationId;
+} CUpti_ActivityEvent;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_EventID id;
+    CUpti_EventDomainID domain;
+    uint32_t instance;
+    uint64_t value;
+    uint32_t correlationId;
+    uint32_t pad;
+} CUpti_ActivityEventInstance;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_MetricID id;
+    CUpti_MetricValue value;
+    uint32_t correlationId;
+    uint8_t flags;
+    uint8_t pad[3];
+} CUpti_ActivityMetric;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_MetricID id;
+    CUpti_MetricValue value;
+    uint32_t instance;
+    uint32_t correlationId;
+    uint8_t flags;
+    uint8_t pad[7];
+} CUpti_ActivityMetricInstance;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t id;
+    uint32_t lineNumber;
+    uint32_t pad;
+    const char *fileName;
+} CUpti_ActivitySourceLocator;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t executed;
+    uint64_t pcOffset;
+    uint64_t threadsExecuted;
+    uint64_t l2_transactions;
+    uint64_t theoreticalL2Transactions;
+} CUpti_ActivityGlobalAccess3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint32_t diverged;
+    uint64_t threadsExecuted;
+    uint32_t executed;
+    uint32_t pad;
+} CUpti_ActivityBranch2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t globalMemoryBandwidth;
+    uint64_t globalMemorySize;
+    uint32_t constantMemorySize;
+    uint32_t l2CacheSize;
+    uint32_t numThreadsPerWarp;
+    uint32_t coreClockRate;
+    uint32_t numMemcpyEngines;
+    uint32_t numMultiprocessors;
+    uint32_t maxIPC;
+    uint32_t maxWarpsPerMultiprocessor;
+    uint32_t maxBlocksPerMultiprocessor;
+    uint32_t maxSharedMemoryPerMultiprocessor;
+    uint32_t maxRegistersPerMultiprocessor;
+    uint32_t maxRegistersPerBlock;
+    uint32_t maxSharedMemoryPerBlock;
+    uint32_t maxThreadsPerBlock;
+    uint32_t maxBlockDimX;
+    uint32_t maxBlockDimY;
+    uint32_t maxBlockDimZ;
+    uint32_t maxGridDimX;
+    uint32_t maxGridDimY;
+    uint32_t maxGridDimZ;
+    uint32_t computeCapabilityMajor;
+    uint32_t computeCapabilityMinor;
+    uint32_t id;
+    uint32_t eccEnabled;
+    CUuuid uuid;
+    const char *name;
+    uint8_t isCudaVisible;
+    uint8_t isMigEnabled;
+    uint8_t reserved[6];
+    uint32_t gpuInstanceId;
+    uint32_t computeInstanceId;
+    CUuuid migUuid;
+    uint32_t isNumaNode;
+    uint32_t numaId;
+} CUpti_ActivityDevice5;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t deviceId;
+    union { CUdevice_attribute cu; CUpti_DeviceAttribute cupti; } attribute;
+    union { double vDouble; uint32_t vUint32; uint64_t vUint64; int32_t vInt32; int64_t vInt64; } value;
+} CUpti_ActivityDeviceAttribute;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t contextId;
+    uint32_t deviceId;
+    uint16_t computeApiKind;
+    uint16_t nullStreamId;
+    uint32_t parentContextId;
+    uint8_t isGreenContext;
+    uint8_t padding;
+    uint16_t numMultiprocessors;
+    CUpti_ContextCigMode cigMode;
+    uint32_t padding2;
+} CUpti_ActivityContext3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityName;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t timestamp;
+    uint32_t id;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint32_t pad;
+    const char *name;
+    const char *domain;
+} CUpti_ActivityMarker2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t id;
+    CUpti_MetricValueKind payloadKind;
+    CUpti_MetricValue payload;
+    uint32_t color;
+    uint32_t category;
+    uint32_t cuptiDomainId;
+    uint32_t padding;
+} CUpti_ActivityMarkerData2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityOverheadKind overheadKind;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t reserved0;
+    void *overheadData;
+} CUpti_ActivityOverhead3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t deviceId;
+    uint64_t timestamp;
+    CUpti_ActivityEnvironmentKind environmentKind;
+    union { struct { uint32_t smClock; uint32_t memoryClock; uint32_t pcieLinkGen; uint32_t pcieLinkWidth; CUpti_EnvironmentClocksThrottleReason clocksThrottleReasons; } speed; struct { uint32_t gpuTemperature; } temperature; struct { uint32_t power; uint32_t powerLimit; } power; struct { uint32_t fanSpeed; } cooling; } data;
+} CUpti_ActivityEnvironment;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint64_t threadsExecuted;
+    uint64_t notPredOffThreadsExecuted;
+    uint32_t executed;
+    uint32_t pad;
+} CUpti_ActivityInstructionExecution;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t latencySamples;
+    uint32_t samples;
+    CUpti_ActivityPCSamplingStallReason stallReason;
+    uint64_t pcOffset;
+} CUpti_ActivityPCSampling3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t correlationId;
+    uint64_t totalSamples;
+    uint64_t droppedSamples;
+    uint64_t samplingPeriodInCycles;
+} CUpti_ActivityPCSamplingRecordInfo;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityUnifiedMemoryCounterKind counterKind;
+    uint64_t value;
+    uint64_t start;
+    uint64_t end;
+    uint64_t address;
+    uint32_t srcId;
+    uint32_t dstId;
+    uint32_t streamId;
+    uint32_t processId;
+    uint32_t flags;
+    uint32_t pad;
+    uint64_t processors[5];
+} CUpti_ActivityUnifiedMemoryCounter3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t id;
+    uint32_t contextId;
+    uint32_t moduleId;
+    uint32_t functionIndex;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityFunction;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t contextId;
+    uint32_t id;
+    uint32_t cubinSize;
+    const void *cubin;
+} CUpti_ActivityModule;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint64_t threadsExecuted;
+    uint64_t sharedTransactions;
+    uint64_t theoreticalSharedTransactions;
+    uint32_t executed;
+    uint32_t pad;
+} CUpti_ActivitySharedAccess;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t correlationId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t eventId;
+    uint32_t pad;
+    uint32_t deviceId;
+    uint32_t pad2;
+    void *reserved0;
+    uint64_t deviceTimestamp;
+    uint64_t cudaEventSyncId;
+} CUpti_ActivityCudaEvent2;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t priority;
+    CUpti_ActivityStreamFlag flag;
+    uint32_t correlationId;
+} CUpti_ActivityStream;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivitySynchronizationType type;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t cudaEventId;
+    uint64_t cudaEventSyncId;
+    uint32_t returnValue;
+    uint32_t pad;
+} CUpti_ActivitySynchronization2;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint32_t pad;
+} CUpti_ActivityInstructionCorrelation;
+typedef enum {
+    CUPTI_OPENACC_EVENT_KIND_INVALID = 0,
+    CUPTI_OPENACC_EVENT_KIND_DEVICE_INIT = 1,
+    CUPTI_OPENACC_EVENT_KIND_DEVICE_SHUTDOWN = 2,
+    CUPTI_OPENACC_EVENT_KIND_RUNTIME_SHUTDOWN = 3,
+    CUPTI_OPENACC_EVENT_KIND_ENQUEUE_LAUNCH = 4,
+    CUPTI_OPENACC_EVENT_KIND_ENQUEUE_UPLOAD = 5,
+    CUPTI_OPENACC_EVENT_KIND_ENQUEUE_DOWNLOAD = 6,
+    CUPTI_OPENACC_EVENT_KIND_WAIT = 7,
+    CUPTI_OPENACC_EVENT_KIND_IMPLICIT_WAIT = 8,
+    CUPTI_OPENACC_EVENT_KIND_COMPUTE_CONSTRUCT = 9,
+    CUPTI_OPENACC_EVENT_KIND_UPDATE = 10,
+    CUPTI_OPENACC_EVENT_KIND_ENTER_DATA = 11,
+    CUPTI_OPENACC_EVENT_KIND_EXIT_DATA = 12,
+    CUPTI_OPENACC_EVENT_KIND_CREATE = 13,
+    CUPTI_OPENACC_EVENT_KIND_DELETE = 14,
+    CUPTI_OPENACC_EVENT_KIND_ALLOC = 15,
+    CUPTI_OPENACC_EVENT_KIND_FREE = 16,
+    CUPTI_OPENACC_EVENT_KIND_FORCE_INT = 2147483647
+} CUpti_OpenAccEventKind;
+typedef enum {
+    CUPTI_OPENACC_CONSTRUCT_KIND_UNKNOWN = 0,
+    CUPTI_OPENACC_CONSTRUCT_KIND_PARALLEL = 1,
+    CUPTI_OPENACC_CONSTRUCT_KIND_KERNELS = 2,
+    CUPTI_OPENACC_CONSTRUCT_KIND_LOOP = 3,
+    CUPTI_OPENACC_CONSTRUCT_KIND_DATA = 4,
+    CUPTI_OPENACC_CONSTRUCT_KIND_ENTER_DATA = 5,
+    CUPTI_OPENACC_CONSTRUCT_KIND_EXIT_DATA = 6,
+    CUPTI_OPENACC_CONSTRUCT_KIND_HOST_DATA = 7,
+    CUPTI_OPENACC_CONSTRUCT_KIND_ATOMIC = 8,
+    CUPTI_OPENACC_CONSTRUCT_KIND_DECLARE = 9,
+    CUPTI_OPENACC_CONSTRUCT_KIND_INIT = 10,
+    CUPTI_OPENACC_CONSTRUCT_KIND_SHUTDOWN = 11,
+    CUPTI_OPENACC_CONSTRUCT_KIND_SET = 12,
+    CUPTI_OPENACC_CONSTRUCT_KIND_UPDATE = 13,
+    CUPTI_OPENACC_CONSTRUCT_KIND_ROUTINE = 14,
+    CUPTI_OPENACC_CONSTRUCT_KIND_WAIT = 15,
+    CUPTI_OPENACC_CONSTRUCT_KIND_RUNTIME_API = 16,
+    CUPTI_OPENACC_CONSTRUCT_KIND_FORCE_INT = 2147483647
+} CUpti_OpenAccConstructKind;
+typedef enum {
+    CUPTI_OPENMP_EVENT_KIND_INVALID = 0,
+    CUPTI_OPENMP_EVENT_KIND_PARALLEL = 1,
+    CUPTI_OPENMP_EVENT_KIND_TASK = 2,
+    CUPTI_OPENMP_EVENT_KIND_THREAD = 3,
+    CUPTI_OPENMP_EVENT_KIND_IDLE = 4,
+    CUPTI_OPENMP_EVENT_KIND_WAIT_BARRIER = 5,
+    CUPTI_OPENMP_EVENT_KIND_WAIT_TASKWAIT = 6,
+    CUPTI_OPENMP_EVENT_KIND_FORCE_INT = 2147483647
+} CUpti_OpenMpEventKind;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_OpenAccEventKind eventKind;
+    CUpti_OpenAccConstructKind parentConstruct;
+    uint32_t version;
+    uint32_t implicit;
+    uint32_t deviceType;
+    uint32_t deviceNumber;
+    uint32_t threadId;
+    uint64_t async;
+    uint64_t asyncMap;
+    uint32_t lineNo;
+    uint32_t endLineNo;
+    uint32_t funcLineNo;
+    uint32_t funcEndLineNo;
+    uint64_t start;
+    uint64_t end;
+    uint32_t cuDeviceId;
+    uint32_t cuContextId;
+    uint32_t cuStreamId;
+    uint32_t cuProcessId;
+    uint32_t cuThreadId;
+    uint32_t externalId;
+    const char *srcFile;
+    const char *funcName;
+} CUpti_ActivityOpenAcc;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_OpenAccEventKind eventKind;
+    CUpti_OpenAccConstructKind parentConstruct;
+    uint32_t version;
+    uint32_t implicit;
+    uint32_t deviceType;
+    uint32_t deviceNumber;
+    uint32_t threadId;
+    uint64_t async;
+    uint64_t asyncMap;
+    uint32_t lineNo;
+    uint32_t endLineNo;
+    uint32_t funcLineNo;
+    uint32_t funcEndLineNo;
+    uint64_t start;
+    uint64_t end;
+    uint32_t cuDeviceId;
+    uint32_t cuContextId;
+    uint32_t cuStreamId;
+    uint32_t cuProcessId;
+    uint32_t cuThreadId;
+    uint32_t externalId;
+    const char *srcFile;
+    const char *funcName;
+    uint64_t bytes;
+    uint64_t hostPtr;
+    uint64_t devicePtr;
+    const char *varName;
+} CUpti_ActivityOpenAccData;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_OpenAccEventKind eventKind;
+    CUpti_OpenAccConstructKind parentConstruct;
+    uint32_t version;
+    uint32_t implicit;
+    uint32_t deviceType;
+    uint32_t deviceNumber;
+    uint32_t threadId;
+    uint64_t async;
+    uint64_t asyncMap;
+    uint32_t lineNo;
+    uint32_t endLineNo;
+    uint32_t funcLineNo;
+    uint32_t funcEndLineNo;
+    uint64_t start;
+    uint64_t end;
+    uint32_t cuDeviceId;
+    uint32_t cuContextId;
+    uint32_t cuStreamId;
+    uint32_t cuProcessId;
+    uint32_t cuThreadId;
+    uint32_t externalId;
+    const char *srcFile;
+    const char *funcName;
+    uint64_t numGangs;
+    uint64_t numWorkers;
+    uint64_t vectorLength;
+    const char *kernelName;
+} CUpti_ActivityOpenAccLaunch;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_OpenAccEventKind eventKind;
+    CUpti_OpenAccConstructKind parentConstruct;
+    uint32_t version;
+    uint32_t implicit;
+    uint32_t deviceType;
+    uint32_t deviceNumber;
+    uint32_t threadId;
+    uint64_t async;
+    uint64_t asyncMap;
+    uint32_t lineNo;
+    uint32_t endLineNo;
+    uint32_t funcLineNo;
+    uint32_t funcEndLineNo;
+    uint64_t start;
+    uint64_t end;
+    uint32_t cuDeviceId;
+    uint32_t cuContextId;
+    uint32_t cuStreamId;
+    uint32_t cuProcessId;
+    uint32_t cuThreadId;
+    uint32_t externalId;
+    const char *srcFile;
+    const char *funcName;
+} CUpti_ActivityOpenAccOther;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_OpenMpEventKind eventKind;
+    uint32_t version;
+    uint32_t threadId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t cuProcessId;
+    uint32_t cuThreadId;
+} CUpti_ActivityOpenMp;
+typedef enum {
+    CUPTI_EXTERNAL_CORRELATION_KIND_INVALID = 0,
+    CUPTI_EXTERNAL_CORRELATION_KIND_UNKNOWN = 1,
+    CUPTI_EXTERNAL_CORRELATION_KIND_OPENACC = 2,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 = 3,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1 = 4,
+    CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2 = 5,
+    CUPTI_EXTERNAL_CORRELATION_KIND_SIZE = 6,
+    CUPTI_EXTERNAL_CORRELATION_KIND_FORCE_INT = 2147483647
+} CUpti_ExternalCorrelationKind;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ExternalCorrelationKind externalKind;
+    uint64_t externalId;
+    uint32_t correlationId;
+    uint32_t reserved;
+} CUpti_ActivityExternalCorrelation;
+typedef enum {
+    CUPTI_DEV_TYPE_INVALID = 0,
+    CUPTI_DEV_TYPE_GPU = 1,
+    CUPTI_DEV_TYPE_NPU = 2,
+    CUPTI_DEV_TYPE_FORCE_INT = 2147483647
+} CUpti_DevType;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t nvlinkVersion;
+    CUpti_DevType typeDev0;
+    CUpti_DevType typeDev1;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev0;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev1;
+    uint32_t flag;
+    uint32_t physicalNvLinkCount;
+    int8_t portDev0[32];
+    int8_t portDev1[32];
+    uint64_t bandwidth;
+    uint8_t nvswitchConnected;
+    uint8_t pad[7];
+} CUpti_ActivityNvLink4;
+typedef enum {
+    CUPTI_PCIE_DEVICE_TYPE_GPU = 0,
+    CUPTI_PCIE_DEVICE_TYPE_BRIDGE = 1,
+    CUPTI_PCIE_DEVICE_TYPE_FORCE_INT = 2147483647
+} CUpti_PcieDeviceType;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_PcieDeviceType type;
+    union { CUdevice devId; uint32_t bridgeId; } id;
+    uint32_t domain;
+    uint16_t pcieGeneration;
+    uint16_t linkRate;
+    uint16_t linkWidth;
+    uint16_t upstreamBus;
+    union { struct { CUuuid uuidDev; CUdevice peerDev[32]; } gpuAttr; struct { uint16_t secondaryBus; uint16_t deviceId; uint16_t vendorId; uint16_t pad0; } bridgeAttr; } attr;
+} CUpti_ActivityPcie;
+typedef enum {
+    CUPTI_PCIE_GEN_GEN1 = 1,
+    CUPTI_PCIE_GEN_GEN2 = 2,
+    CUPTI_PCIE_GEN_GEN3 = 3,
+    CUPTI_PCIE_GEN_GEN4 = 4,
+    CUPTI_PCIE_GEN_GEN5 = 5,
+    CUPTI_PCIE_GEN_GEN6 = 6,
+    CUPTI_PCIE_GEN_FORCE_INT = 2147483647
+} CUpti_PcieGen;
+typedef enum {
+    CUPTI_CONFIDENTIAL_COMPUTE_INVALID_ROTATION_EVENT = 0,
+    CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_BLOCKED = 1,
+    CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_DRAINED = 2,
+    CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_UNBLOCKED = 3,
+    CUPTI_CONFIDENTIAL_COMPUTE_EVENT_TYPE_FORCE_INT = 2147483647
+} CUpti_ConfidentialComputeRotationEventType;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ConfidentialComputeRotationEventType eventType;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t channelId;
+    CUpti_ChannelType channelType;
+    uint64_t timestamp;
+} CUpti_ActivityConfidentialComputeRotation;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_EventID id;
+    uint64_t value;
+    uint64_t timestamp;
+    uint32_t deviceId;
+    uint32_t reserved;
+} CUpti_ActivityInstantaneousEvent;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_EventID id;
+    uint64_t value;
+    uint64_t timestamp;
+    uint32_t deviceId;
+    uint8_t instance;
+    uint8_t pad[3];
+} CUpti_ActivityInstantaneousEventInstance;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_MetricID id;
+    CUpti_MetricValue value;
+    uint64_t timestamp;
+    uint32_t deviceId;
+    uint8_t flags;
+    uint8_t pad[3];
+} CUpti_ActivityInstantaneousMetric;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_MetricID id;
+    CUpti_MetricValue value;
+    uint64_t timestamp;
+    uint32_t deviceId;
+    uint8_t flags;
+    uint8_t instance;
+    uint8_t pad[2];
+} CUpti_ActivityInstantaneousMetricInstance;
+typedef enum {
+    CUPTI_ACTIVITY_JIT_ENTRY_INVALID = 0,
+    CUPTI_ACTIVITY_JIT_ENTRY_PTX_TO_CUBIN = 1,
+    CUPTI_ACTIVITY_JIT_ENTRY_NVVM_IR_TO_PTX = 2,
+    CUPTI_ACTIVITY_JIT_ENTRY_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityJitEntryType;
+typedef enum {
+    CUPTI_ACTIVITY_JIT_OPERATION_INVALID = 0,
+    CUPTI_ACTIVITY_JIT_OPERATION_CACHE_LOAD = 1,
+    CUPTI_ACTIVITY_JIT_OPERATION_CACHE_STORE = 2,
+    CUPTI_ACTIVITY_JIT_OPERATION_COMPILE = 3,
+    CUPTI_ACTIVITY_JIT_OPERATION_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityJitOperationType;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityJitEntryType jitEntryType;
+    CUpti_ActivityJitOperationType jitOperationType;
+    uint32_t deviceId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t padding;
+    uint64_t jitOperationCorrelationId;
+    uint64_t cacheSize;
+    const char *cachePath;
+    uint32_t processId;
+    uint32_t threadId;
+} CUpti_ActivityJit2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t correlationId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t graphId;
+    uint32_t contextId;
+    uint32_t streamId;
+    void *reserved;
+    uint32_t endDeviceId;
+    uint32_t endContextId;
+} CUpti_ActivityGraphTrace2;
+typedef enum {
+    CUPTI_DEVICE_GRAPH_LAUNCH_MODE_INVALID = 0,
+    CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET = 1,
+    CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL = 2,
+    CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET_AS_SIBLING = 3
+} CUpti_DeviceGraphLaunchMode;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t deviceId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t graphId;
+    uint32_t launcherGraphId;
+    uint32_t deviceLaunchMode;
+    uint32_t contextId;
+    uint64_t streamId;
+    void *reserved;
+} CUpti_ActivityDeviceGraphTrace;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint32_t correlationId;
+    uint32_t numberOfOperations;
+    uint64_t sourceBytes;
+    void *reserved0;
+    uint64_t start;
+    uint64_t end;
+} CUpti_ActivityMemDecompress;
+typedef enum {
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE = 0,
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_CDP = 1,
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT = 2,
+    CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_SIZE = 3,
+    CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_POOL_LIMIT = 4,
+    CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER = 5,
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE = 6,
+    CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE = 7,
+    CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED = 8,
+    CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS = 10,
+    CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_FORCE_INT = 2147483647
+} CUpti_ActivityAttribute;
+typedef enum {
+    CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT = 0,
+    CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM = 1,
+    CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE = 2,
+    CUPTI_ACTIVITY_THREAD_ID_TYPE_FORCE_INT = 2147483647
+} CUpti_ActivityThreadIdType;
+typedef void (*CUpti_BuffersCallbackRequestFunc)(uint8_t **, size_t *, size_t *);
+typedef void (*CUpti_BuffersCallbackCompleteFunc)(CUcontext, uint32_t, uint8_t *, size_t, size_t);
+typedef enum {
+    CUPTI_DEVICE_VIRTUALIZATION_MODE_NONE = 0,
+    CUPTI_DEVICE_VIRTUALIZATION_MODE_PASS_THROUGH = 1,
+    CUPTI_DEVICE_VIRTUALIZATION_MODE_VIRTUAL_GPU = 2,
+    CUPTI_DEVICE_VIRTUALIZATION_MODE_FORCE_INT = 2147483647
+} CUpti_DeviceVirtualizationMode;
+typedef uint64_t (*CUpti_TimestampCallbackFunc)(void);
+
+/* cupti_activity_deprecated.h */
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityOverheadKind overheadKind;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint64_t start;
+    uint64_t end;
+} CUpti_ActivityOverhead;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityOverheadKind overheadKind;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t reserved0;
+} CUpti_ActivityOverhead2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t globalMemoryBandwidth;
+    uint64_t globalMemorySize;
+    uint32_t constantMemorySize;
+    uint32_t l2CacheSize;
+    uint32_t numThreadsPerWarp;
+    uint32_t coreClockRate;
+    uint32_t numMemcpyEngines;
+    uint32_t numMultiprocessors;
+    uint32_t maxIPC;
+    uint32_t maxWarpsPerMultiprocessor;
+    uint32_t maxBlocksPerMultiprocessor;
+    uint32_t maxRegistersPerBlock;
+    uint32_t maxSharedMemoryPerBlock;
+    uint32_t maxThreadsPerBlock;
+    uint32_t maxBlockDimX;
+    uint32_t maxBlockDimY;
+    uint32_t maxBlockDimZ;
+    uint32_t maxGridDimX;
+    uint32_t maxGridDimY;
+    uint32_t maxGridDimZ;
+    uint32_t computeCapabilityMajor;
+    uint32_t computeCapabilityMinor;
+    uint32_t id;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityDevice;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t globalMemoryBandwidth;
+    uint64_t globalMemorySize;
+    uint32_t constantMemorySize;
+    uint32_t l2CacheSize;
+    uint32_t numThreadsPerWarp;
+    uint32_t coreClockRate;
+    uint32_t numMemcpyEngines;
+    uint32_t numMultiprocessors;
+    uint32_t maxIPC;
+    uint32_t maxWarpsPerMultiprocessor;
+    uint32_t maxBlocksPerMultiprocessor;
+    uint32_t maxSharedMemoryPerMultiprocessor;
+    uint32_t maxRegistersPerMultiprocessor;
+    uint32_t maxRegistersPerBlock;
+    uint32_t maxSharedMemoryPerBlock;
+    uint32_t maxThreadsPerBlock;
+    uint32_t maxBlockDimX;
+    uint32_t maxBlockDimY;
+    uint32_t maxBlockDimZ;
+    uint32_t maxGridDimX;
+    uint32_t maxGridDimY;
+    uint32_t maxGridDimZ;
+    uint32_t computeCapabilityMajor;
+    uint32_t computeCapabilityMinor;
+    uint32_t id;
+    uint32_t eccEnabled;
+    CUuuid uuid;
+    const char *name;
+} CUpti_ActivityDevice2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t globalMemoryBandwidth;
+    uint64_t globalMemorySize;
+    uint32_t constantMemorySize;
+    uint32_t l2CacheSize;
+    uint32_t numThreadsPerWarp;
+    uint32_t coreClockRate;
+    uint32_t numMemcpyEngines;
+    uint32_t numMultiprocessors;
+    uint32_t maxIPC;
+    uint32_t maxWarpsPerMultiprocessor;
+    uint32_t maxBlocksPerMultiprocessor;
+    uint32_t maxSharedMemoryPerMultiprocessor;
+    uint32_t maxRegistersPerMultiprocessor;
+    uint32_t maxRegistersPerBlock;
+    uint32_t maxSharedMemoryPerBlock;
+    uint32_t maxThreadsPerBlock;
+    uint32_t maxBlockDimX;
+    uint32_t maxBlockDimY;
+    uint32_t maxBlockDimZ;
+    uint32_t maxGridDimX;
+    uint32_t maxGridDimY;
+    uint32_t maxGridDimZ;
+    uint32_t computeCapabilityMajor;
+    uint32_t computeCapabilityMinor;
+    uint32_t id;
+    uint32_t eccEnabled;
+    CUuuid uuid;
+    const char *name;
+    uint8_t isCudaVisible;
+    uint8_t reserved[7];
+} CUpti_ActivityDevice3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t globalMemoryBandwidth;
+    uint64_t globalMemorySize;
+    uint32_t constantMemorySize;
+    uint32_t l2CacheSize;
+    uint32_t numThreadsPerWarp;
+    uint32_t coreClockRate;
+    uint32_t numMemcpyEngines;
+    uint32_t numMultiprocessors;
+    uint32_t maxIPC;
+    uint32_t maxWarpsPerMultiprocessor;
+    uint32_t maxBlocksPerMultiprocessor;
+    uint32_t maxSharedMemoryPerMultiprocessor;
+    uint32_t maxRegistersPerMultiprocessor;
+    uint32_t maxRegistersPerBlock;
+    uint32_t maxSharedMemoryPerBlock;
+    uint32_t maxThreadsPerBlock;
+    uint32_t maxBlockDimX;
+    uint32_t maxBlockDimY;
+    uint32_t maxBlockDimZ;
+    uint32_t maxGridDimX;
+    uint32_t maxGridDimY;
+    uint32_t maxGridDimZ;
+    uint32_t computeCapabilityMajor;
+    uint32_t computeCapabilityMinor;
+    uint32_t id;
+    uint32_t eccEnabled;
+    CUuuid uuid;
+    const char *name;
+    uint8_t isCudaVisible;
+    uint8_t isMigEnabled;
+    uint8_t reserved[6];
+    uint32_t gpuInstanceId;
+    uint32_t computeInstanceId;
+    CUuuid migUuid;
+} CUpti_ActivityDevice4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t cacheConfigRequested;
+    uint8_t cacheConfigExecuted;
+    uint16_t registersPerThread;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    const char *name;
+    void *reserved0;
+} CUpti_ActivityKernel;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+} CUpti_ActivityKernel2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+} CUpti_ActivityKernel3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+} CUpti_ActivityKernel4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+} CUpti_ActivityKernel5;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+    CUaccessPolicyWindow *pAccessPolicyWindow;
+} CUpti_ActivityKernel6;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+    CUaccessPolicyWindow *pAccessPolicyWindow;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+} CUpti_ActivityKernel7;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+    CUaccessPolicyWindow *pAccessPolicyWindow;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint32_t clusterX;
+    uint32_t clusterY;
+    uint32_t clusterZ;
+    uint32_t clusterSchedulingPolicy;
+    uint64_t localMemoryTotal_v2;
+} CUpti_ActivityKernel8;
+typedef struct {
+    CUpti_ActivityKind kind;
+    union { uint8_t both; struct { uint8_t requested : 4; uint8_t executed : 4; } config; } cacheConfig;
+    uint8_t sharedMemoryConfig;
+    uint16_t registersPerThread;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheRequested;
+    CUpti_ActivityPartitionedGlobalCacheConfig partitionedGlobalCacheExecuted;
+    uint64_t start;
+    uint64_t end;
+    uint64_t completed;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    int32_t gridX;
+    int32_t gridY;
+    int32_t gridZ;
+    int32_t blockX;
+    int32_t blockY;
+    int32_t blockZ;
+    int32_t staticSharedMemory;
+    int32_t dynamicSharedMemory;
+    uint32_t localMemoryPerThread;
+    uint32_t localMemoryTotal;
+    uint32_t correlationId;
+    int64_t gridId;
+    const char *name;
+    void *reserved0;
+    uint64_t queued;
+    uint64_t submitted;
+    uint8_t launchType;
+    uint8_t isSharedMemoryCarveoutRequested;
+    uint8_t sharedMemoryCarveoutRequested;
+    uint8_t padding;
+    uint32_t sharedMemoryExecuted;
+    uint64_t graphNodeId;
+    CUpti_FuncShmemLimitConfig shmemLimitConfig;
+    uint32_t graphId;
+    CUaccessPolicyWindow *pAccessPolicyWindow;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint32_t clusterX;
+    uint32_t clusterY;
+    uint32_t clusterZ;
+    uint32_t clusterSchedulingPolicy;
+    uint64_t localMemoryTotal_v2;
+    uint32_t maxPotentialClusterSize;
+    uint32_t maxActiveClusters;
+} CUpti_ActivityKernel9;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    void *reserved0;
+} CUpti_ActivityMemcpy;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+} CUpti_ActivityMemcpy3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t padding;
+} CUpti_ActivityMemcpy4;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t srcDeviceId;
+    uint32_t srcContextId;
+    uint32_t dstDeviceId;
+    uint32_t dstContextId;
+    uint32_t correlationId;
+    void *reserved0;
+} CUpti_ActivityMemcpyPtoP;
+typedef CUpti_ActivityMemcpyPtoP CUpti_ActivityMemcpy2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t srcDeviceId;
+    uint32_t srcContextId;
+    uint32_t dstDeviceId;
+    uint32_t dstContextId;
+    uint32_t correlationId;
+    void *reserved0;
+    uint64_t graphNodeId;
+} CUpti_ActivityMemcpyPtoP2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t srcDeviceId;
+    uint32_t srcContextId;
+    uint32_t dstDeviceId;
+    uint32_t dstContextId;
+    uint32_t correlationId;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t padding;
+} CUpti_ActivityMemcpyPtoP3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t value;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint16_t flags;
+    uint16_t memoryKind;
+    uint32_t pad;
+    void *reserved0;
+} CUpti_ActivityMemset;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t value;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint16_t flags;
+    uint16_t memoryKind;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+} CUpti_ActivityMemset2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t value;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint16_t flags;
+    uint16_t memoryKind;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t padding;
+} CUpti_ActivityMemset3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryOperationType memoryOperationType;
+    CUpti_ActivityMemoryKind memoryKind;
+    uint32_t correlationId;
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t timestamp;
+    uint64_t PC;
+    uint32_t processId;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    const char *name;
+    uint32_t isAsync;
+    uint32_t pad1;
+    struct { CUpti_ActivityMemoryPoolType memoryPoolType; uint32_t pad2; uint64_t address; uint64_t releaseThreshold; union { uint64_t size; uint64_t processId; } pool; } memoryPoolConfig;
+} CUpti_ActivityMemory2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryOperationType memoryOperationType;
+    CUpti_ActivityMemoryKind memoryKind;
+    uint32_t correlationId;
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t timestamp;
+    uint64_t PC;
+    uint32_t processId;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    const char *name;
+    uint32_t isAsync;
+    uint32_t pad1;
+    struct { CUpti_ActivityMemoryPoolType memoryPoolType; uint32_t pad2; uint64_t address; uint64_t releaseThreshold; union { uint64_t size; uint64_t processId; } pool; uint64_t utilizedSize; } memoryPoolConfig;
+} CUpti_ActivityMemory3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryPoolOperationType memoryPoolOperationType;
+    CUpti_ActivityMemoryPoolType memoryPoolType;
+    uint32_t correlationId;
+    uint32_t processId;
+    uint32_t deviceId;
+    size_t minBytesToKeep;
+    uint64_t address;
+    uint64_t size;
+    uint64_t releaseThreshold;
+    uint64_t timestamp;
+} CUpti_ActivityMemoryPool;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityMemoryPoolOperationType memoryPoolOperationType;
+    CUpti_ActivityMemoryPoolType memoryPoolType;
+    uint32_t correlationId;
+    uint32_t processId;
+    uint32_t deviceId;
+    size_t minBytesToKeep;
+    uint64_t address;
+    uint64_t size;
+    uint64_t releaseThreshold;
+    uint64_t timestamp;
+    uint64_t utilizedSize;
+} CUpti_ActivityMemoryPool2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint64_t timestamp;
+    uint32_t id;
+    CUpti_ActivityObjectKind objectKind;
+    CUpti_ActivityObjectKindId objectId;
+    uint32_t pad;
+    const char *name;
+} CUpti_ActivityMarker;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t pcOffset;
+    uint32_t executed;
+    uint64_t threadsExecuted;
+    uint64_t l2_transactions;
+} CUpti_ActivityGlobalAccess;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint64_t threadsExecuted;
+    uint64_t l2_transactions;
+    uint64_t theoreticalL2Transactions;
+    uint32_t executed;
+    uint32_t pad;
+} CUpti_ActivityGlobalAccess2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t pcOffset;
+    uint32_t executed;
+    uint32_t diverged;
+    uint64_t threadsExecuted;
+} CUpti_ActivityBranch;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint32_t samples;
+    CUpti_ActivityPCSamplingStallReason stallReason;
+} CUpti_ActivityPCSampling;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t sourceLocatorId;
+    uint32_t correlationId;
+    uint32_t functionId;
+    uint32_t pcOffset;
+    uint32_t latencySamples;
+    uint32_t samples;
+    CUpti_ActivityPCSamplingStallReason stallReason;
+    uint32_t pad;
+} CUpti_ActivityPCSampling2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityUnifiedMemoryCounterKind counterKind;
+    CUpti_ActivityUnifiedMemoryCounterScope scope;
+    uint32_t deviceId;
+    uint64_t value;
+    uint64_t timestamp;
+    uint32_t processId;
+    uint32_t pad;
+} CUpti_ActivityUnifiedMemoryCounter;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityUnifiedMemoryCounterKind counterKind;
+    uint64_t value;
+    uint64_t start;
+    uint64_t end;
+    uint64_t address;
+    uint32_t srcId;
+    uint32_t dstId;
+    uint32_t streamId;
+    uint32_t processId;
+    uint32_t flags;
+    uint32_t pad;
+} CUpti_ActivityUnifiedMemoryCounter2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t nvlinkVersion;
+    CUpti_DevType typeDev0;
+    CUpti_DevType typeDev1;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev0;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev1;
+    uint32_t flag;
+    uint32_t physicalNvLinkCount;
+    int8_t portDev0[4];
+    int8_t portDev1[4];
+    uint64_t bandwidth;
+} CUpti_ActivityNvLink;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t nvlinkVersion;
+    CUpti_DevType typeDev0;
+    CUpti_DevType typeDev1;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev0;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev1;
+    uint32_t flag;
+    uint32_t physicalNvLinkCount;
+    int8_t portDev0[32];
+    int8_t portDev1[32];
+    uint64_t bandwidth;
+} CUpti_ActivityNvLink2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t nvlinkVersion;
+    CUpti_DevType typeDev0;
+    CUpti_DevType typeDev1;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev0;
+    union { CUuuid uuidDev; struct { uint32_t index; uint32_t domainId; } npu; } idDev1;
+    uint32_t flag;
+    uint32_t physicalNvLinkCount;
+    int8_t portDev0[32];
+    int8_t portDev1[32];
+    uint64_t bandwidth;
+    uint8_t nvswitchConnected;
+    uint8_t pad[7];
+} CUpti_ActivityNvLink3;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t correlationId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t graphId;
+    uint32_t contextId;
+    uint32_t streamId;
+    void *reserved;
+} CUpti_ActivityGraphTrace;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t contextId;
+    uint32_t deviceId;
+    uint16_t computeApiKind;
+    uint16_t nullStreamId;
+} CUpti_ActivityContext;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t contextId;
+    uint32_t deviceId;
+    uint16_t computeApiKind;
+    uint16_t nullStreamId;
+    uint32_t parentContextId;
+    uint8_t isGreenContext;
+    uint8_t padding;
+    uint16_t numMultiprocessors;
+} CUpti_ActivityContext2;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityJitEntryType jitEntryType;
+    CUpti_ActivityJitOperationType jitOperationType;
+    uint32_t deviceId;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t padding;
+    uint64_t jitOperationCorrelationId;
+    uint64_t cacheSize;
+    const char *cachePath;
+} CUpti_ActivityJit;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint32_t correlationId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t eventId;
+    uint32_t pad;
+} CUpti_ActivityCudaEvent;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivitySynchronizationType type;
+    uint64_t start;
+    uint64_t end;
+    uint32_t correlationId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t cudaEventId;
+} CUpti_ActivitySynchronization;
+typedef struct {
+    CUpti_ActivityKind kind;
+    uint8_t copyKind;
+    uint8_t srcKind;
+    uint8_t dstKind;
+    uint8_t flags;
+    uint64_t bytes;
+    uint64_t start;
+    uint64_t end;
+    uint32_t deviceId;
+    uint32_t contextId;
+    uint32_t streamId;
+    uint32_t correlationId;
+    uint32_t runtimeCorrelationId;
+    uint32_t pad;
+    void *reserved0;
+    uint64_t graphNodeId;
+    uint32_t graphId;
+    uint32_t channelID;
+    CUpti_ChannelType channelType;
+    uint32_t pad2;
+} CUpti_ActivityMemcpy5;
+typedef struct {
+    CUpti_ActivityKind kind;
+    CUpti_ActivityFlag flags;
+    uint32_t id;
+    CUpti_MetricValueKind payloadKind;
+    CUpti_MetricValue payload;
+    uint32_t color;
+    uint32_t category;
+} CUpti_ActivityMarkerData;
+
+/* cupti_driver_cbid.h */
+enum CUpti_driver_api_trace_cbid_enum {
+    CUPTI_DRIVER_TRACE_CBID_INVALID = 0,
+    CUPTI_DRIVER_TRACE_CBID_cuInit = 1,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion = 2,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet = 3,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount = 4,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetName = 5,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceComputeCapability = 6,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceTotalMem = 7,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetProperties = 8,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute = 9,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate = 10,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy = 11,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxAttach = 12,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDetach = 13,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent = 14,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent = 15,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice = 16,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize = 17,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoad = 18,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadData = 19,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadDataEx = 20,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleLoadFatBinary = 21,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleUnload = 22,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction = 23,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetGlobal = 24,
+    CUPTI_DRIVER_TRACE_CBID_cu64ModuleGetGlobal = 25,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetTexRef = 26,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetInfo = 27,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemGetInfo = 28,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc = 29,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemAlloc = 30,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch = 31,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemAllocPitch = 32,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFree = 33,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemFree = 34,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetAddressRange = 35,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemGetAddressRange = 36,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost = 37,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost = 38,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc = 39,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostGetDevicePointer = 40,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemHostGetDevicePointer = 41,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostGetFlags = 42,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD = 43,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyHtoD = 44,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH = 45,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyDtoH = 46,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD = 47,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyDtoD = 48,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoA = 49,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyDtoA = 50,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoD = 51,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyAtoD = 52,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoA = 53,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoH = 54,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoA = 55,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D = 56,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned = 57,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D = 58,
+    CUPTI_DRIVER_TRACE_CBID_cu64Memcpy3D = 59,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync = 60,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyHtoDAsync = 61,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync = 62,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyDtoHAsync = 63,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync = 64,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemcpyDtoDAsync = 65,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoAAsync = 66,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoHAsync = 67,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync = 68,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync = 69,
+    CUPTI_DRIVER_TRACE_CBID_cu64Memcpy3DAsync = 70,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8 = 71,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD8 = 72,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16 = 73,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD16 = 74,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32 = 75,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD32 = 76,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8 = 77,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D8 = 78,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16 = 79,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D16 = 80,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32 = 81,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D32 = 82,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncSetBlockShape = 83,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncSetSharedSize = 84,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetAttribute = 85,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncSetCacheConfig = 86,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayCreate = 87,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayGetDescriptor = 88,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayDestroy = 89,
+    CUPTI_DRIVER_TRACE_CBID_cuArray3DCreate = 90,
+    CUPTI_DRIVER_TRACE_CBID_cuArray3DGetDescriptor = 91,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefCreate = 92,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefDestroy = 93,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetArray = 94,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddress = 95,
+    CUPTI_DRIVER_TRACE_CBID_cu64TexRefSetAddress = 96,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddress2D = 97,
+    CUPTI_DRIVER_TRACE_CBID_cu64TexRefSetAddress2D = 98,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetFormat = 99,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddressMode = 100,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetFilterMode = 101,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetFlags = 102,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetAddress = 103,
+    CUPTI_DRIVER_TRACE_CBID_cu64TexRefGetAddress = 104,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetArray = 105,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetAddressMode = 106,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetFilterMode = 107,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetFormat = 108,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetFlags = 109,
+    CUPTI_DRIVER_TRACE_CBID_cuParamSetSize = 110,
+    CUPTI_DRIVER_TRACE_CBID_cuParamSeti = 111,
+    CUPTI_DRIVER_TRACE_CBID_cuParamSetf = 112,
+    CUPTI_DRIVER_TRACE_CBID_cuParamSetv = 113,
+    CUPTI_DRIVER_TRACE_CBID_cuParamSetTexRef = 114,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch = 115,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid = 116,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync = 117,
+    CUPTI_DRIVER_TRACE_CBID_cuEventCreate = 118,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord = 119,
+    CUPTI_DRIVER_TRACE_CBID_cuEventQuery = 120,
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize = 121,
+    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy = 122,
+    CUPTI_DRIVER_TRACE_CBID_cuEventElapsedTime = 123,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCreate = 124,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamQuery = 125,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize = 126,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy = 127,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnregisterResource = 128,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsSubResourceGetMappedArray = 129,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceGetMappedPointer = 130,
+    CUPTI_DRIVER_TRACE_CBID_cu64GraphicsResourceGetMappedPointer = 131,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceSetMapFlags = 132,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsMapResources = 133,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnmapResources = 134,
+    CUPTI_DRIVER_TRACE_CBID_cuGetExportTable = 135,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetLimit = 136,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetLimit = 137,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10GetDevice = 138,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10CtxCreate = 139,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsD3D10RegisterResource = 140,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10RegisterResource = 141,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10UnregisterResource = 142,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10MapResources = 143,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10UnmapResources = 144,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceSetMapFlags = 145,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedArray = 146,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedPointer = 147,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedSize = 148,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedPitch = 149,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetSurfaceDimensions = 150,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11GetDevice = 151,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11CtxCreate = 152,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsD3D11RegisterResource = 153,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9GetDevice = 154,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9CtxCreate = 155,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsD3D9RegisterResource = 156,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9GetDirect3DDevice = 157,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9RegisterResource = 158,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9UnregisterResource = 159,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9MapResources = 160,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9UnmapResources = 161,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceSetMapFlags = 162,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetSurfaceDimensions = 163,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedArray = 164,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedPointer = 165,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedSize = 166,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedPitch = 167,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9Begin = 168,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9End = 169,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9RegisterVertexBuffer = 170,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9MapVertexBuffer = 171,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9UnmapVertexBuffer = 172,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9UnregisterVertexBuffer = 173,
+    CUPTI_DRIVER_TRACE_CBID_cuGLCtxCreate = 174,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsGLRegisterBuffer = 175,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsGLRegisterImage = 176,
+    CUPTI_DRIVER_TRACE_CBID_cuWGLGetDevice = 177,
+    CUPTI_DRIVER_TRACE_CBID_cuGLInit = 178,
+    CUPTI_DRIVER_TRACE_CBID_cuGLRegisterBufferObject = 179,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObject = 180,
+    CUPTI_DRIVER_TRACE_CBID_cuGLUnmapBufferObject = 181,
+    CUPTI_DRIVER_TRACE_CBID_cuGLUnregisterBufferObject = 182,
+    CUPTI_DRIVER_TRACE_CBID_cuGLSetBufferObjectMapFlags = 183,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObjectAsync = 184,
+    CUPTI_DRIVER_TRACE_CBID_cuGLUnmapBufferObjectAsync = 185,
+    CUPTI_DRIVER_TRACE_CBID_cuVDPAUGetDevice = 186,
+    CUPTI_DRIVER_TRACE_CBID_cuVDPAUCtxCreate = 187,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsVDPAURegisterVideoSurface = 188,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsVDPAURegisterOutputSurface = 189,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetSurfRef = 190,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefCreate = 191,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefDestroy = 192,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefSetFormat = 193,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefSetArray = 194,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefGetFormat = 195,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfRefGetArray = 196,
+    CUPTI_DRIVER_TRACE_CBID_cu64DeviceTotalMem = 197,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D10ResourceGetMappedPointer = 198,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D10ResourceGetMappedSize = 199,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D10ResourceGetMappedPitch = 200,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D10ResourceGetSurfaceDimensions = 201,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D9ResourceGetSurfaceDimensions = 202,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D9ResourceGetMappedPointer = 203,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D9ResourceGetMappedSize = 204,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D9ResourceGetMappedPitch = 205,
+    CUPTI_DRIVER_TRACE_CBID_cu64D3D9MapVertexBuffer = 206,
+    CUPTI_DRIVER_TRACE_CBID_cu64GLMapBufferObject = 207,
+    CUPTI_DRIVER_TRACE_CBID_cu64GLMapBufferObjectAsync = 208,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11GetDevices = 209,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11CtxCreateOnDevice = 210,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10GetDevices = 211,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10CtxCreateOnDevice = 212,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9GetDevices = 213,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9CtxCreateOnDevice = 214,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemHostAlloc = 215,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async = 216,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD8Async = 217,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async = 218,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD16Async = 219,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async = 220,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD32Async = 221,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async = 222,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D8Async = 223,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async = 224,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D16Async = 225,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async = 226,
+    CUPTI_DRIVER_TRACE_CBID_cu64MemsetD2D32Async = 227,
+    CUPTI_DRIVER_TRACE_CBID_cu64ArrayCreate = 228,
+    CUPTI_DRIVER_TRACE_CBID_cu64ArrayGetDescriptor = 229,
+    CUPTI_DRIVER_TRACE_CBID_cu64Array3DCreate = 230,
+    CUPTI_DRIVER_TRACE_CBID_cu64Array3DGetDescriptor = 231,
+    CUPTI_DRIVER_TRACE_CBID_cu64Memcpy2D = 232,
+    CUPTI_DRIVER_TRACE_CBID_cu64Memcpy2DUnaligned = 233,
+    CUPTI_DRIVER_TRACE_CBID_cu64Memcpy2DAsync = 234,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v2 = 235,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10CtxCreate_v2 = 236,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11CtxCreate_v2 = 237,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9CtxCreate_v2 = 238,
+    CUPTI_DRIVER_TRACE_CBID_cuGLCtxCreate_v2 = 239,
+    CUPTI_DRIVER_TRACE_CBID_cuVDPAUCtxCreate_v2 = 240,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetGlobal_v2 = 241,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetInfo_v2 = 242,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2 = 243,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2 = 244,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 = 245,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetAddressRange_v2 = 246,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostGetDevicePointer_v2 = 247,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy_v2 = 248,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2 = 249,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2 = 250,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2 = 251,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2 = 252,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2 = 253,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32_v2 = 254,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddress_v2 = 255,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddress2D_v2 = 256,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetAddress_v2 = 257,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceGetMappedPointer_v2 = 258,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceTotalMem_v2 = 259,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedPointer_v2 = 260,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedSize_v2 = 261,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetMappedPitch_v2 = 262,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10ResourceGetSurfaceDimensions_v2 = 263,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetSurfaceDimensions_v2 = 264,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedPointer_v2 = 265,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedSize_v2 = 266,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9ResourceGetMappedPitch_v2 = 267,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D9MapVertexBuffer_v2 = 268,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObject_v2 = 269,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObjectAsync_v2 = 270,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc_v2 = 271,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayCreate_v2 = 272,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayGetDescriptor_v2 = 273,
+    CUPTI_DRIVER_TRACE_CBID_cuArray3DCreate_v2 = 274,
+    CUPTI_DRIVER_TRACE_CBID_cuArray3DGetDescriptor_v2 = 275,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2 = 276,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2 = 277,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2 = 278,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2 = 279,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2 = 280,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2 = 281,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoH_v2 = 282,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoHAsync_v2 = 283,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoD_v2 = 284,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoA_v2 = 285,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoA_v2 = 286,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2 = 287,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2 = 288,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2 = 289,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2 = 290,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2 = 291,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoA_v2 = 292,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoAAsync_v2 = 293,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2 = 294,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent = 295,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetApiVersion = 296,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D10GetDirect3DDevice = 297,
+    CUPTI_DRIVER_TRACE_CBID_cuD3D11GetDirect3DDevice = 298,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCacheConfig = 299,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCacheConfig = 300,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister = 301,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister = 302,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent = 303,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent = 304,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy = 305,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync = 306,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel = 307,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart = 308,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop = 309,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute = 310,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerInitialize = 311,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceCanAccessPeer = 312,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxEnablePeerAccess = 313,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDisablePeerAccess = 314,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPeerRegister = 315,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPeerUnregister = 316,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPeerGetDevicePointer = 317,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer = 318,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync = 319,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer = 320,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync = 321,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2 = 322,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent_v2 = 323,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent_v2 = 324,
+    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2 = 325,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2 = 326,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetAddress2D_v3 = 327,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcGetMemHandle = 328,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle = 329,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcCloseMemHandle = 330,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetByPCIBusId = 331,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetPCIBusId = 332,
+    CUPTI_DRIVER_TRACE_CBID_cuGLGetDevices = 333,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcGetEventHandle = 334,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenEventHandle = 335,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetSharedMemConfig = 336,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetSharedMemConfig = 337,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncSetSharedMemConfig = 338,
+    CUPTI_DRIVER_TRACE_CBID_cuTexObjectCreate = 339,
+    CUPTI_DRIVER_TRACE_CBID_cuTexObjectDestroy = 340,
+    CUPTI_DRIVER_TRACE_CBID_cuTexObjectGetResourceDesc = 341,
+    CUPTI_DRIVER_TRACE_CBID_cuTexObjectGetTextureDesc = 342,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfObjectCreate = 343,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfObjectDestroy = 344,
+    CUPTI_DRIVER_TRACE_CBID_cuSurfObjectGetResourceDesc = 345,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback = 346,
+    CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayCreate = 347,
+    CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayGetLevel = 348,
+    CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayDestroy = 349,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetMipmappedArray = 350,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetMipmapFilterMode = 351,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetMipmapLevelBias = 352,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetMipmapLevelClamp = 353,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetMaxAnisotropy = 354,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetMipmappedArray = 355,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetMipmapFilterMode = 356,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetMipmapLevelBias = 357,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetMipmapLevelClamp = 358,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetMaxAnisotropy = 359,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceGetMappedMipmappedArray = 360,
+    CUPTI_DRIVER_TRACE_CBID_cuTexObjectGetResourceViewDesc = 361,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkCreate = 362,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkAddData = 363,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkAddFile = 364,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkComplete = 365,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkDestroy = 366,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority = 367,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetPriority = 368,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetFlags = 369,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetStreamPriorityRange = 370,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged = 371,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString = 372,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName = 373,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessor = 374,
+    CUPTI_DRIVER_TRACE_CBID_cuCompilePtx = 375,
+    CUPTI_DRIVER_TRACE_CBID_cuBinaryFree = 376,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync = 377,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerSetAttribute = 378,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2 = 379,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceSetMapFlags_v2 = 380,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkCreate_v2 = 381,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkAddData_v2 = 382,
+    CUPTI_DRIVER_TRACE_CBID_cuLinkAddFile_v2 = 383,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxPotentialBlockSize = 384,
+    CUPTI_DRIVER_TRACE_CBID_cuGLGetDevices_v2 = 385,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRetain = 386,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease = 387,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxSetFlags = 388,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset = 389,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsEGLRegisterImage = 390,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetFlags = 391,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState = 392,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamConsumerConnect = 393,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamConsumerDisconnect = 394,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamConsumerAcquireFrame = 395,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamConsumerReleaseFrame = 396,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds = 397,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds = 398,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds = 399,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoA_v2_ptds = 400,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoD_v2_ptds = 401,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoA_v2_ptds = 402,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoH_v2_ptds = 403,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoA_v2_ptds = 404,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2_ptds = 405,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2_ptds = 406,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2_ptds = 407,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds = 408,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds = 409,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeer_ptds = 410,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds = 411,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds = 412,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds = 413,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8_v2_ptds = 414,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16_v2_ptds = 415,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32_v2_ptds = 416,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObject_v2_ptds = 417,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz = 418,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoAAsync_v2_ptsz = 419,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAtoHAsync_v2_ptsz = 420,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz = 421,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz = 422,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz = 423,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz = 424,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2_ptsz = 425,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz = 426,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DPeerAsync_ptsz = 427,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz = 428,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz = 429,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz = 430,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D8Async_ptsz = 431,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D16Async_ptsz = 432,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD2D32Async_ptsz = 433,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetPriority_ptsz = 434,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetFlags_ptsz = 435,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz = 436,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz = 437,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAttachMemAsync_ptsz = 438,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz = 439,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz = 440,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz = 441,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz = 442,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsMapResources_ptsz = 443,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsUnmapResources_ptsz = 444,
+    CUPTI_DRIVER_TRACE_CBID_cuGLMapBufferObjectAsync_v2_ptsz = 445,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamProducerConnect = 446,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamProducerDisconnect = 447,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamProducerPresentFrame = 448,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphicsResourceGetMappedEglFrame = 449,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes = 450,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = 451,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxPotentialBlockSizeWithFlags = 452,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamProducerReturnFrame = 453,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetP2PAttribute = 454,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefSetBorderColor = 455,
+    CUPTI_DRIVER_TRACE_CBID_cuTexRefGetBorderColor = 456,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAdvise = 457,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32 = 458,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_ptsz = 459,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32 = 460,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_ptsz = 461,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp = 462,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_ptsz = 463,
+    CUPTI_DRIVER_TRACE_CBID_cuNVNbufferGetPointer = 464,
+    CUPTI_DRIVER_TRACE_CBID_cuNVNtextureGetArray = 465,
+    CUPTI_DRIVER_TRACE_CBID_cuNNSetAllocator = 466,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync = 467,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_ptsz = 468,
+    CUPTI_DRIVER_TRACE_CBID_cuEventCreateFromNVNSync = 469,
+    CUPTI_DRIVER_TRACE_CBID_cuEGLStreamConsumerConnectWithFlags = 470,
+    CUPTI_DRIVER_TRACE_CBID_cuMemRangeGetAttribute = 471,
+    CUPTI_DRIVER_TRACE_CBID_cuMemRangeGetAttributes = 472,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64 = 473,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_ptsz = 474,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64 = 475,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_ptsz = 476,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel = 477,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz = 478,
+    CUPTI_DRIVER_TRACE_CBID_cuEventCreateFromEGLSync = 479,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice = 480,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute = 481,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid = 482,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx = 483,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_ptsz = 484,
+    CUPTI_DRIVER_TRACE_CBID_cuImportExternalMemory = 485,
+    CUPTI_DRIVER_TRACE_CBID_cuExternalMemoryGetMappedBuffer = 486,
+    CUPTI_DRIVER_TRACE_CBID_cuExternalMemoryGetMappedMipmappedArray = 487,
+    CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalMemory = 488,
+    CUPTI_DRIVER_TRACE_CBID_cuImportExternalSemaphore = 489,
+    CUPTI_DRIVER_TRACE_CBID_cuSignalExternalSemaphoresAsync = 490,
+    CUPTI_DRIVER_TRACE_CBID_cuSignalExternalSemaphoresAsync_ptsz = 491,
+    CUPTI_DRIVER_TRACE_CBID_cuWaitExternalSemaphoresAsync = 492,
+    CUPTI_DRIVER_TRACE_CBID_cuWaitExternalSemaphoresAsync_ptsz = 493,
+    CUPTI_DRIVER_TRACE_CBID_cuDestroyExternalSemaphore = 494,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture = 495,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz = 496,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture = 497,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz = 498,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing = 499,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing_ptsz = 500,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphCreate = 501,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode = 502,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams = 503,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode = 504,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemcpyNodeGetParams = 505,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemsetNode = 506,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemsetNodeGetParams = 507,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemsetNodeSetParams = 508,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetType = 509,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphGetRootNodes = 510,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies = 511,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes = 512,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate = 513,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch = 514,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz = 515,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy = 516,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphDestroy = 517,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies = 518,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies = 519,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemcpyNodeSetParams = 520,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams = 521,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphDestroyNode = 522,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphClone = 523,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeFindInClone = 524,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddChildGraphNode = 525,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddEmptyNode = 526,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc = 527,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz = 528,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphChildGraphNodeGetGraph = 529,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode = 530,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeGetParams = 531,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetLuid = 532,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeSetParams = 533,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphGetNodes = 534,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges = 535,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo = 536,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_ptsz = 537,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams = 538,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 = 539,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz = 540,
+    CUPTI_DRIVER_TRACE_CBID_cuThreadExchangeStreamCaptureMode = 541,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetNvSciSyncAttributes = 542,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyAvailableDynamicSMemPerBlock = 543,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2 = 544,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2 = 545,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxSetFlags_v2 = 546,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve = 547,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree = 548,
+    CUPTI_DRIVER_TRACE_CBID_cuMemCreate = 549,
+    CUPTI_DRIVER_TRACE_CBID_cuMemRelease = 550,
+    CUPTI_DRIVER_TRACE_CBID_cuMemMap = 551,
+    CUPTI_DRIVER_TRACE_CBID_cuMemUnmap = 552,
+    CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess = 553,
+    CUPTI_DRIVER_TRACE_CBID_cuMemExportToShareableHandle = 554,
+    CUPTI_DRIVER_TRACE_CBID_cuMemImportFromShareableHandle = 555,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetAllocationGranularity = 556,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetAllocationPropertiesFromHandle = 557,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetAccess = 558,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSetFlags = 559,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSetFlags_ptsz = 560,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate = 561,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemcpyNodeSetParams = 562,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecMemsetNodeSetParams = 563,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams = 564,
+    CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle = 565,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetModule = 566,
+    CUPTI_DRIVER_TRACE_CBID_cuIpcOpenMemHandle_v2 = 567,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxResetPersistingL2Cache = 568,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeCopyAttributes = 569,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetAttribute = 570,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetAttribute = 571,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCopyAttributes = 572,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCopyAttributes_ptsz = 573,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetAttribute = 574,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetAttribute_ptsz = 575,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSetAttribute = 576,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSetAttribute_ptsz = 577,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 = 578,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetTexture1DLinearMaxWidth = 579,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphUpload = 580,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphUpload_ptsz = 581,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayGetSparseProperties = 582,
+    CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayGetSparseProperties = 583,
+    CUPTI_DRIVER_TRACE_CBID_cuMemMapArrayAsync = 584,
+    CUPTI_DRIVER_TRACE_CBID_cuMemMapArrayAsync_ptsz = 585,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecChildGraphNodeSetParams = 586,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags = 587,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz = 588,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddEventRecordNode = 589,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddEventWaitNode = 590,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventRecordNodeGetEvent = 591,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventWaitNodeGetEvent = 592,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventRecordNodeSetEvent = 593,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphEventWaitNodeSetEvent = 594,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventRecordNodeSetEvent = 595,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecEventWaitNodeSetEvent = 596,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayGetPlane = 597,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync = 598,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz = 599,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync = 600,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz = 601,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolTrimTo = 602,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolSetAttribute = 603,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolGetAttribute = 604,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolSetAccess = 605,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDefaultMemPool = 606,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolCreate = 607,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolDestroy = 608,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceSetMemPool = 609,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetMemPool = 610,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync = 611,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz = 612,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolExportToShareableHandle = 613,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportFromShareableHandle = 614,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolExportPointer = 615,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportPointer = 616,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPoolGetAccess = 617,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddExternalSemaphoresSignalNode = 618,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeGetParams = 619,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresSignalNodeSetParams = 620,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddExternalSemaphoresWaitNode = 621,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeGetParams = 622,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExternalSemaphoresWaitNodeSetParams = 623,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresSignalNodeSetParams = 624,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecExternalSemaphoresWaitNodeSetParams = 625,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress = 626,
+    CUPTI_DRIVER_TRACE_CBID_cuFlushGPUDirectRDMAWrites = 627,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphDebugDotPrint = 628,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2 = 629,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2_ptsz = 630,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies = 631,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_ptsz = 632,
+    CUPTI_DRIVER_TRACE_CBID_cuUserObjectCreate = 633,
+    CUPTI_DRIVER_TRACE_CBID_cuUserObjectRetain = 634,
+    CUPTI_DRIVER_TRACE_CBID_cuUserObjectRelease = 635,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphRetainUserObject = 636,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphReleaseUserObject = 637,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode = 638,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemFreeNode = 639,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGraphMemTrim = 640,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetGraphMemAttribute = 641,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceSetGraphMemAttribute = 642,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags = 643,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetExecAffinitySupport = 644,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v3 = 645,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetExecAffinity = 646,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetUuid_v2 = 647,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemAllocNodeGetParams = 648,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphMemFreeNodeGetParams = 649,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetEnabled = 650,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetEnabled = 651,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx = 652,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz = 653,
+    CUPTI_DRIVER_TRACE_CBID_cuArrayGetMemoryRequirements = 654,
+    CUPTI_DRIVER_TRACE_CBID_cuMipmappedArrayGetMemoryRequirements = 655,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams = 656,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz = 657,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecGetFlags = 658,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_v2 = 659,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue32_v2_ptsz = 660,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_v2 = 661,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitValue64_v2_ptsz = 662,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_v2 = 663,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue32_v2_ptsz = 664,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_v2 = 665,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWriteValue64_v2_ptsz = 666,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_v2 = 667,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBatchMemOp_v2_ptsz = 668,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddBatchMemOpNode = 669,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeGetParams = 670,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphBatchMemOpNodeSetParams = 671,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecBatchMemOpNodeSetParams = 672,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode = 673,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetHandleForAddressRange = 674,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxPotentialClusterSize = 675,
+    CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveClusters = 676,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2 = 677,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData = 678,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile = 679,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload = 680,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel = 681,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetModule = 682,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction = 683,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal = 684,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetManaged = 685,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute = 686,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute = 687,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig = 688,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2 = 689,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams_v2 = 690,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2 = 691,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2 = 692,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId = 693,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz = 694,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetId = 695,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 = 696,
+    CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled = 697,
+    CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col = 698,
+    CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress = 699,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetUnifiedFunction = 700,
+    CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttribute = 701,
+    CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttributeGlobal = 702,
+    CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttribute = 703,
+    CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttributeGlobal = 704,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetFlags = 705,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastCreate = 706,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastAddDevice = 707,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastBindMem = 708,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastBindAddr = 709,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastUnbind = 710,
+    CUPTI_DRIVER_TRACE_CBID_cuMulticastGetGranularity = 711,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode = 712,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams = 713,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams = 714,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAdvise_v2 = 715,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2 = 716,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2_ptsz = 717,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetName = 718,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetName = 719,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph = 720,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz = 721,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate = 722,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 = 723,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges_v2 = 724,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies_v2 = 725,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes_v2 = 726,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2 = 727,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2 = 728,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3 = 729,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz = 730,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2 = 731,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2_ptsz = 732,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo = 733,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo = 734,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceRegisterAsyncNotification = 735,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceUnregisterAsyncNotification = 736,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunctionCount = 737,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleEnumerateFunctions = 738,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernelCount = 739,
+    CUPTI_DRIVER_TRACE_CBID_cuLibraryEnumerateKernels = 740,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncIsLoaded = 741,
+    CUPTI_DRIVER_TRACE_CBID_cuFuncLoad = 742,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate = 743,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy = 744,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDevResource = 745,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevResource = 746,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetDevResource = 747,
+    CUPTI_DRIVER_TRACE_CBID_cuDevResourceGenerateDesc = 748,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxRecordEvent = 749,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxWaitEvent = 750,
+    CUPTI_DRIVER_TRACE_CBID_cuDevSmResourceSplitByCount = 751,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetGreenCtx = 752,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxFromGreenCtx = 753,
+    CUPTI_DRIVER_TRACE_CBID_cuKernelGetLibrary = 754,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxRecordEvent = 755,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxWaitEvent = 756,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4 = 757,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxStreamCreate = 758,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2 = 759,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz = 760,
+    CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync = 761,
+    CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync_ptsz = 762,
+    CUPTI_DRIVER_TRACE_CBID_cuLogsRegisterCallback = 763,
+    CUPTI_DRIVER_TRACE_CBID_cuLogsUnregisterCallback = 764,
+    CUPTI_DRIVER_TRACE_CBID_cuLogsCurrent = 765,
+    CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToFile = 766,
+    CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToMemory = 767,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetRestoreThreadId = 768,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetState = 769,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessLock = 770,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessCheckpoint = 771,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessRestore = 772,
+    CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessUnlock = 773,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice = 774,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice_ptsz = 775,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync = 776,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz = 777,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync = 778,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_ptsz = 779,
+    CUPTI_DRIVER_TRACE_CBID_cuEventElapsedTime_v2 = 780,
+    CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2colWide = 781,
+    CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetId = 782,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCreateForCaptureToCig = 783,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync = 784,
+    CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync_ptsz = 785,
+    CUPTI_DRIVER_TRACE_CBID_cuSemaphoreCreate = 786,
+    CUPTI_DRIVER_TRACE_CBID_cuSemaphoreExport = 787,
+    CUPTI_DRIVER_TRACE_CBID_cuSemaphoreDestroy = 788,
+    CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync = 789,
+    CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync_ptsz = 790,
+    CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync = 791,
+    CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync_ptsz = 792,
+    CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainCreate = 793,
+    CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainDestroy = 794,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2 = 795,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2 = 796,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz = 797,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2 = 798,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2_ptsz = 799,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2 = 800,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetDefaultMemPool = 801,
+    CUPTI_DRIVER_TRACE_CBID_cuMemGetMemPool = 802,
+    CUPTI_DRIVER_TRACE_CBID_cuMemSetMemPool = 803,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetP2PAtomicCapabilities = 804,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetHostAtomicCapabilities = 805,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetGpuCodeIsaVersion = 806,
+    CUPTI_DRIVER_TRACE_CBID_SIZE = 807,
+    CUPTI_DRIVER_TRACE_CBID_FORCE_INT = 2147483647
+};
+typedef enum CUpti_driver_api_trace_cbid_enum CUpti_driver_api_trace_cbid;
+
+/* cupti_runtime_cbid.h */
+enum CUpti_runtime_api_trace_cbid_enum {
+    CUPTI_RUNTIME_TRACE_CBID_INVALID = 0,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020 = 1,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020 = 2,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020 = 3,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v3020 = 4,
+    CUPTI_RUNTIME_TRACE_CBID_cudaChooseDevice_v3020 = 5,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetChannelDesc_v3020 = 6,
+    CUPTI_RUNTIME_TRACE_CBID_cudaCreateChannelDesc_v3020 = 7,
+    CUPTI_RUNTIME_TRACE_CBID_cudaConfigureCall_v3020 = 8,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetupArgument_v3020 = 9,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020 = 10,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020 = 11,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorString_v3020 = 12,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020 = 13,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetCacheConfig_v3020 = 14,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020 = 15,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020 = 16,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020 = 17,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetValidDevices_v3020 = 18,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDeviceFlags_v3020 = 19,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020 = 20,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020 = 21,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020 = 22,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocArray_v3020 = 23,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeArray_v3020 = 24,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020 = 25,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020 = 26,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020 = 27,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostGetDevicePointer_v3020 = 28,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostGetFlags_v3020 = 29,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemGetInfo_v3020 = 30,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020 = 31,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020 = 32,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArray_v3020 = 33,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArray_v3020 = 34,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArray_v3020 = 35,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArray_v3020 = 36,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyArrayToArray_v3020 = 37,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DArrayToArray_v3020 = 38,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020 = 39,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020 = 40,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020 = 41,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArrayAsync_v3020 = 42,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArrayAsync_v3020 = 43,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020 = 44,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArrayAsync_v3020 = 45,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArrayAsync_v3020 = 46,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020 = 47,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020 = 48,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020 = 49,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020 = 50,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020 = 51,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020 = 52,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetSymbolAddress_v3020 = 53,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetSymbolSize_v3020 = 54,
+    CUPTI_RUNTIME_TRACE_CBID_cudaBindTexture_v3020 = 55,
+    CUPTI_RUNTIME_TRACE_CBID_cudaBindTexture2D_v3020 = 56,
+    CUPTI_RUNTIME_TRACE_CBID_cudaBindTextureToArray_v3020 = 57,
+    CUPTI_RUNTIME_TRACE_CBID_cudaUnbindTexture_v3020 = 58,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureAlignmentOffset_v3020 = 59,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureReference_v3020 = 60,
+    CUPTI_RUNTIME_TRACE_CBID_cudaBindSurfaceToArray_v3020 = 61,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetSurfaceReference_v3020 = 62,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLSetGLDevice_v3020 = 63,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLRegisterBufferObject_v3020 = 64,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLMapBufferObject_v3020 = 65,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLUnmapBufferObject_v3020 = 66,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLUnregisterBufferObject_v3020 = 67,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLSetBufferObjectMapFlags_v3020 = 68,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLMapBufferObjectAsync_v3020 = 69,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLUnmapBufferObjectAsync_v3020 = 70,
+    CUPTI_RUNTIME_TRACE_CBID_cudaWGLGetDevice_v3020 = 71,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsGLRegisterImage_v3020 = 72,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsGLRegisterBuffer_v3020 = 73,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsUnregisterResource_v3020 = 74,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsResourceSetMapFlags_v3020 = 75,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsMapResources_v3020 = 76,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsUnmapResources_v3020 = 77,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsResourceGetMappedPointer_v3020 = 78,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsSubResourceGetMappedArray_v3020 = 79,
+    CUPTI_RUNTIME_TRACE_CBID_cudaVDPAUGetDevice_v3020 = 80,
+    CUPTI_RUNTIME_TRACE_CBID_cudaVDPAUSetVDPAUDevice_v3020 = 81,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsVDPAURegisterVideoSurface_v3020 = 82,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsVDPAURegisterOutputSurface_v3020 = 83,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D11GetDevice_v3020 = 84,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D11GetDevices_v3020 = 85,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D11SetDirect3DDevice_v3020 = 86,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsD3D11RegisterResource_v3020 = 87,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10GetDevice_v3020 = 88,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10GetDevices_v3020 = 89,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10SetDirect3DDevice_v3020 = 90,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsD3D10RegisterResource_v3020 = 91,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10RegisterResource_v3020 = 92,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10UnregisterResource_v3020 = 93,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10MapResources_v3020 = 94,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10UnmapResources_v3020 = 95,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceSetMapFlags_v3020 = 96,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceGetSurfaceDimensions_v3020 = 97,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceGetMappedArray_v3020 = 98,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceGetMappedPointer_v3020 = 99,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceGetMappedSize_v3020 = 100,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10ResourceGetMappedPitch_v3020 = 101,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9GetDevice_v3020 = 102,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9GetDevices_v3020 = 103,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9SetDirect3DDevice_v3020 = 104,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9GetDirect3DDevice_v3020 = 105,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsD3D9RegisterResource_v3020 = 106,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9RegisterResource_v3020 = 107,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9UnregisterResource_v3020 = 108,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9MapResources_v3020 = 109,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9UnmapResources_v3020 = 110,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceSetMapFlags_v3020 = 111,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceGetSurfaceDimensions_v3020 = 112,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceGetMappedArray_v3020 = 113,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceGetMappedPointer_v3020 = 114,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceGetMappedSize_v3020 = 115,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9ResourceGetMappedPitch_v3020 = 116,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9Begin_v3020 = 117,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9End_v3020 = 118,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9RegisterVertexBuffer_v3020 = 119,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9UnregisterVertexBuffer_v3020 = 120,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9MapVertexBuffer_v3020 = 121,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D9UnmapVertexBuffer_v3020 = 122,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadExit_v3020 = 123,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDoubleForDevice_v3020 = 124,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDoubleForHost_v3020 = 125,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020 = 126,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadGetLimit_v3020 = 127,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadSetLimit_v3020 = 128,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020 = 129,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020 = 130,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020 = 131,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020 = 132,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020 = 133,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020 = 134,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020 = 135,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020 = 136,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020 = 137,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020 = 138,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020 = 139,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020 = 140,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3DArray_v3020 = 141,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_v3020 = 142,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_v3020 = 143,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020 = 144,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020 = 145,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadSetCacheConfig_v3020 = 146,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020 = 147,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D11GetDirect3DDevice_v3020 = 148,
+    CUPTI_RUNTIME_TRACE_CBID_cudaD3D10GetDirect3DDevice_v3020 = 149,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadGetCacheConfig_v3020 = 150,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000 = 151,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000 = 152,
+    CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000 = 153,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceCanAccessPeer_v4000 = 154,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceEnablePeerAccess_v4000 = 155,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceDisablePeerAccess_v4000 = 156,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeerRegister_v4000 = 157,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeerUnregister_v4000 = 158,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeerGetDevicePointer_v4000 = 159,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000 = 160,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000 = 161,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_v4000 = 162,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000 = 163,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 = 164,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020 = 165,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetLimit_v3020 = 166,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetLimit_v3020 = 167,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetCacheConfig_v3020 = 168,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetCacheConfig_v3020 = 169,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerInitialize_v4000 = 170,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 = 171,
+    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000 = 172,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetByPCIBusId_v4010 = 173,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetPCIBusId_v4010 = 174,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGLGetDevices_v4010 = 175,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetEventHandle_v4010 = 176,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenEventHandle_v4010 = 177,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcGetMemHandle_v4010 = 178,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcOpenMemHandle_v4010 = 179,
+    CUPTI_RUNTIME_TRACE_CBID_cudaIpcCloseMemHandle_v4010 = 180,
+    CUPTI_RUNTIME_TRACE_CBID_cudaArrayGetInfo_v4010 = 181,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetSharedMemConfig_v4020 = 182,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetSharedMemConfig_v4020 = 183,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetSharedMemConfig_v4020 = 184,
+    CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v5000 = 185,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDestroyTextureObject_v5000 = 186,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectResourceDesc_v5000 = 187,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v5000 = 188,
+    CUPTI_RUNTIME_TRACE_CBID_cudaCreateSurfaceObject_v5000 = 189,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDestroySurfaceObject_v5000 = 190,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetSurfaceObjectResourceDesc_v5000 = 191,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocMipmappedArray_v5000 = 192,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetMipmappedArrayLevel_v5000 = 193,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeMipmappedArray_v5000 = 194,
+    CUPTI_RUNTIME_TRACE_CBID_cudaBindTextureToMipmappedArray_v5000 = 195,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsResourceGetMappedMipmappedArray_v5000 = 196,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000 = 197,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000 = 198,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectResourceViewDesc_v5000 = 199,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000 = 200,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050 = 201,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050 = 202,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_v5050 = 203,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetFlags_v5050 = 204,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetStreamPriorityRange_v5050 = 205,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000 = 206,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6000 = 207,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAttachMemAsync_v6000 = 208,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetErrorName_v6050 = 209,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6050 = 210,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 = 211,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceFlags_v7000 = 212,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000 = 213,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 = 214,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000 = 215,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000 = 216,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArray_ptds_v7000 = 217,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArray_ptds_v7000 = 218,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArray_ptds_v7000 = 219,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArray_ptds_v7000 = 220,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyArrayToArray_ptds_v7000 = 221,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DArrayToArray_ptds_v7000 = 222,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000 = 223,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000 = 224,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000 = 225,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArrayAsync_ptsz_v7000 = 226,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArrayAsync_ptsz_v7000 = 227,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000 = 228,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArrayAsync_ptsz_v7000 = 229,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArrayAsync_ptsz_v7000 = 230,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000 = 231,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000 = 232,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000 = 233,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000 = 234,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000 = 235,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000 = 236,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetPriority_ptsz_v7000 = 237,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetFlags_ptsz_v7000 = 238,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000 = 239,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000 = 240,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAttachMemAsync_ptsz_v7000 = 241,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000 = 242,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset3D_ptds_v7000 = 243,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset3DAsync_ptsz_v7000 = 244,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000 = 245,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000 = 246,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000 = 247,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000 = 248,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeer_ptds_v7000 = 249,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000 = 250,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000 = 251,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v8000 = 252,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v8000 = 253,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v8000 = 254,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetP2PAttribute_v8000 = 255,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsEGLRegisterImage_v7000 = 256,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamConsumerConnect_v7000 = 257,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamConsumerDisconnect_v7000 = 258,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamConsumerAcquireFrame_v7000 = 259,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamConsumerReleaseFrame_v7000 = 260,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamProducerConnect_v7000 = 261,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamProducerDisconnect_v7000 = 262,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamProducerPresentFrame_v7000 = 263,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamProducerReturnFrame_v7000 = 264,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphicsResourceGetMappedEglFrame_v7000 = 265,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemRangeGetAttribute_v8000 = 266,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemRangeGetAttributes_v8000 = 267,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEGLStreamConsumerConnectWithFlags_v7000 = 268,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 = 269,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 = 270,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateFromEGLSync_v9000 = 271,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernelMultiDevice_v9000 = 272,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncSetAttribute_v9000 = 273,
+    CUPTI_RUNTIME_TRACE_CBID_cudaImportExternalMemory_v10000 = 274,
+    CUPTI_RUNTIME_TRACE_CBID_cudaExternalMemoryGetMappedBuffer_v10000 = 275,
+    CUPTI_RUNTIME_TRACE_CBID_cudaExternalMemoryGetMappedMipmappedArray_v10000 = 276,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDestroyExternalMemory_v10000 = 277,
+    CUPTI_RUNTIME_TRACE_CBID_cudaImportExternalSemaphore_v10000 = 278,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_v10000 = 279,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_ptsz_v10000 = 280,
+    CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_v10000 = 281,
+    CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_ptsz_v10000 = 282,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDestroyExternalSemaphore_v10000 = 283,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000 = 284,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000 = 285,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphCreate_v10000 = 286,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphKernelNodeGetParams_v10000 = 287,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphKernelNodeSetParams_v10000 = 288,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000 = 289,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode_v10000 = 290,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemcpyNodeGetParams_v10000 = 291,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemcpyNodeSetParams_v10000 = 292,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemsetNode_v10000 = 293,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemsetNodeGetParams_v10000 = 294,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemsetNodeSetParams_v10000 = 295,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000 = 296,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphHostNodeGetParams_v10000 = 297,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddChildGraphNode_v10000 = 298,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphChildGraphNodeGetGraph_v10000 = 299,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEmptyNode_v10000 = 300,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphClone_v10000 = 301,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeFindInClone_v10000 = 302,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetType_v10000 = 303,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetRootNodes_v10000 = 304,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v10000 = 305,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v10000 = 306,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v10000 = 307,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v10000 = 308,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphDestroyNode_v10000 = 309,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000 = 310,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000 = 311,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000 = 312,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecDestroy_v10000 = 313,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphDestroy_v10000 = 314,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000 = 315,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000 = 316,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000 = 317,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000 = 318,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000 = 319,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000 = 320,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphHostNodeSetParams_v10000 = 321,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetNodes_v10000 = 322,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v10000 = 323,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010 = 324,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v10010 = 325,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecKernelNodeSetParams_v10010 = 326,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadExchangeStreamCaptureMode_v10010 = 327,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetNvSciSyncAttributes_v10020 = 328,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyAvailableDynamicSMemPerBlock_v10200 = 329,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSetFlags_v10200 = 330,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSetFlags_ptsz_v10200 = 331,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParams_v10020 = 332,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemsetNodeSetParams_v10020 = 333,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020 = 334,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecUpdate_v10020 = 335,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetFuncBySymbol_v11000 = 336,
+    CUPTI_RUNTIME_TRACE_CBID_cudaCtxResetPersistingL2Cache_v11000 = 337,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphKernelNodeCopyAttributes_v11000 = 338,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphKernelNodeGetAttribute_v11000 = 339,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphKernelNodeSetAttribute_v11000 = 340,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCopyAttributes_v11000 = 341,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCopyAttributes_ptsz_v11000 = 342,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetAttribute_v11000 = 343,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetAttribute_ptsz_v11000 = 344,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSetAttribute_v11000 = 345,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSetAttribute_ptsz_v11000 = 346,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetTexture1DLinearMaxWidth_v11010 = 347,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_v10000 = 348,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphUpload_ptsz_v10000 = 349,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNodeToSymbol_v11010 = 350,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNodeFromSymbol_v11010 = 351,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode1D_v11010 = 352,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemcpyNodeSetParamsToSymbol_v11010 = 353,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemcpyNodeSetParamsFromSymbol_v11010 = 354,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemcpyNodeSetParams1D_v11010 = 355,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParamsToSymbol_v11010 = 356,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParamsFromSymbol_v11010 = 357,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecMemcpyNodeSetParams1D_v11010 = 358,
+    CUPTI_RUNTIME_TRACE_CBID_cudaArrayGetSparseProperties_v11010 = 359,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMipmappedArrayGetSparseProperties_v11010 = 360,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecChildGraphNodeSetParams_v11010 = 361,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventRecordNode_v11010 = 362,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphEventRecordNodeGetEvent_v11010 = 363,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphEventRecordNodeSetEvent_v11010 = 364,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventWaitNode_v11010 = 365,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphEventWaitNodeGetEvent_v11010 = 366,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphEventWaitNodeSetEvent_v11010 = 367,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecEventRecordNodeSetEvent_v11010 = 368,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecEventWaitNodeSetEvent_v11010 = 369,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010 = 370,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010 = 371,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetDefaultMemPool_v11020 = 372,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020 = 373,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020 = 374,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020 = 375,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020 = 376,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020 = 377,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolSetAttribute_v11020 = 378,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolGetAttribute_v11020 = 379,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolSetAccess_v11020 = 380,
+    CUPTI_RUNTIME_TRACE_CBID_cudaArrayGetPlane_v11020 = 381,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolGetAccess_v11020 = 382,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolCreate_v11020 = 383,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolDestroy_v11020 = 384,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetMemPool_v11020 = 385,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetMemPool_v11020 = 386,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolExportToShareableHandle_v11020 = 387,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolImportFromShareableHandle_v11020 = 388,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolExportPointer_v11020 = 389,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolImportPointer_v11020 = 390,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020 = 391,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020 = 392,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_v11020 = 393,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_ptsz_v11020 = 394,
+    CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_v11020 = 395,
+    CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_ptsz_v11020 = 396,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddExternalSemaphoresSignalNode_v11020 = 397,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresSignalNodeGetParams_v11020 = 398,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresSignalNodeSetParams_v11020 = 399,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddExternalSemaphoresWaitNode_v11020 = 400,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresWaitNodeGetParams_v11020 = 401,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresWaitNodeSetParams_v11020 = 402,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecExternalSemaphoresSignalNodeSetParams_v11020 = 403,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecExternalSemaphoresWaitNodeSetParams_v11020 = 404,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceFlushGPUDirectRDMAWrites_v11030 = 405,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_v11030 = 406,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_ptsz_v11030 = 407,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphDebugDotPrint_v11030 = 408,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030 = 409,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_ptsz_v11030 = 410,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v11030 = 411,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v11030 = 412,
+    CUPTI_RUNTIME_TRACE_CBID_cudaUserObjectCreate_v11030 = 413,
+    CUPTI_RUNTIME_TRACE_CBID_cudaUserObjectRetain_v11030 = 414,
+    CUPTI_RUNTIME_TRACE_CBID_cudaUserObjectRelease_v11030 = 415,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphRetainUserObject_v11030 = 416,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphReleaseUserObject_v11030 = 417,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040 = 418,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemAllocNode_v11040 = 419,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemAllocNodeGetParams_v11040 = 420,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemFreeNode_v11040 = 421,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphMemFreeNodeGetParams_v11040 = 422,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGraphMemTrim_v11040 = 423,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetGraphMemAttribute_v11040 = 424,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetGraphMemAttribute_v11040 = 425,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetEnabled_v11060 = 426,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetEnabled_v11060 = 427,
+    CUPTI_RUNTIME_TRACE_CBID_cudaArrayGetMemoryRequirements_v11060 = 428,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMipmappedArrayGetMemoryRequirements_v11060 = 429,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 = 430,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 = 431,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxPotentialClusterSize_v11070 = 432,
+    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveClusters_v11070 = 433,
+    CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v2_v11080 = 434,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v2_v11080 = 435,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000 = 436,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000 = 437,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecGetFlags_v12000 = 438,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000 = 439,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000 = 440,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000 = 441,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000 = 442,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000 = 443,
+    CUPTI_RUNTIME_TRACE_CBID_cudaInitDevice_v12000 = 444,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020 = 445,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020 = 446,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020 = 447,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v12020 = 448,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020 = 449,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020 = 450,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetName_v12030 = 451,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030 = 452,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030 = 453,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphConditionalHandleCreate_v12030 = 454,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v12030 = 455,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v12030 = 456,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v12030 = 457,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v12030 = 458,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v12030 = 459,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12030 = 460,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v12030 = 461,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v12030 = 462,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030 = 463,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030 = 464,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceRegisterAsyncNotification_v12040 = 465,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceUnregisterAsyncNotification_v12040 = 466,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetParamInfo_v12040 = 467,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050 = 468,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050 = 469,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadData_v12060 = 470,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadFromFile_v12060 = 471,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryUnload_v12060 = 472,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernel_v12060 = 473,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetGlobal_v12060 = 474,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetManaged_v12060 = 475,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetUnifiedFunction_v12060 = 476,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernelCount_v12060 = 477,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLibraryEnumerateKernels_v12060 = 478,
+    CUPTI_RUNTIME_TRACE_CBID_cudaKernelSetAttributeForDevice_v12060 = 479,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_v12080 = 480,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_ptsz_v12080 = 481,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v12080 = 482,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v12080 = 483,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v12080 = 484,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v12080 = 485,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080 = 486,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_v13000 = 487,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_ptsz_v13000 = 488,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_v13000 = 489,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_ptsz_v13000 = 490,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_v13000 = 491,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_ptsz_v13000 = 492,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetExportTable_v13000 = 493,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000 = 494,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinaryEnd_v13000 = 495,
+    CUPTI_RUNTIME_TRACE_CBID___cudaUnregisterFatBinary_v13000 = 496,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterVar_v13000 = 497,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterHostVar_v13000 = 498,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFunction_v13000 = 499,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterManagedVar_v13000 = 500,
+    CUPTI_RUNTIME_TRACE_CBID___cudaInitModule_v13000 = 501,
+    CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000 = 502,
+    CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000 = 503,
+    CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 = 504,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 = 505,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 = 506,
+    CUPTI_RUNTIME_TRACE_CBID___cudaRegisterUnifiedTable_v13000 = 507,
+    CUPTI_RUNTIME_TRACE_CBID___cudaGetProcAddress_v13000 = 508,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000 = 509,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000 = 510,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v13000 = 511,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v13000 = 512,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLogsRegisterCallback_v13000 = 513,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLogsUnregisterCallback_v13000 = 514,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLogsCurrent_v13000 = 515,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToFile_v13000 = 516,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToMemory_v13000 = 517,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemGetDefaultMemPool_v13000 = 518,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemGetMemPool_v13000 = 519,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemSetMemPool_v13000 = 520,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetHostAtomicCapabilities_v13000 = 521,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetP2PAtomicCapabilities_v13000 = 522,
+    CUPTI_RUNTIME_TRACE_CBID_SIZE = 523,
+    CUPTI_RUNTIME_TRACE_CBID_FORCE_INT = 2147483647
+};
+typedef enum CUpti_runtime_api_trace_cbid_enum CUpti_runtime_api_trace_cbid;
+
+/* cupti.h */
+typedef unsigned int CUdeviceptr_v1;
+struct CUDA_MEMCPY2D_v1_st {
+    int dummy;
+};
+typedef struct CUDA_MEMCPY2D_v1_st CUDA_MEMCPY2D_v1;
+struct CUDA_MEMCPY3D_v1_st {
+    int dummy;
+};
+typedef struct CUDA_MEMCPY3D_v1_st CUDA_MEMCPY3D_v1;
+struct CUDA_ARRAY_DESCRIPTOR_v1_st {
+    int dummy;
+};
+typedef struct CUDA_ARRAY_DESCRIPTOR_v1_st CUDA_ARRAY_DESCRIPTOR_v1;
+struct CUDA_ARRAY3D_DESCRIPTOR_v1_st {
+    int dummy;
+};
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
+
+/* cupti_pcsampling.h */
+enum { CUPTI_STALL_REASON_STRING_SIZE = 128 };
+enum { CUpti_PCSamplingConfigurationInfoParamsSize = 40 };
+enum { CUpti_PCSamplingGetDataParamsSize = 32 };
+enum { CUpti_PCSamplingEnableParamsSize = 24 };
+enum { CUpti_PCSamplingDisableParamsSize = 24 };
+enum { CUpti_PCSamplingStartParamsSize = 24 };
+enum { CUpti_PCSamplingStopParamsSize = 24 };
+enum { CUpti_PCSamplingGetNumStallReasonsParamsSize = 32 };
+enum { CUpti_PCSamplingGetStallReasonsParamsSize = 48 };
+enum { CUpti_GetSassToSourceCorrelationParamsSize = 64 };
+enum { CUpti_GetCubinCrcParamsSize = 32 };
+typedef enum {
+    CUPTI_PC_SAMPLING_COLLECTION_MODE_INVALID = 0,
+    CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS = 1,
+    CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED = 2
+} CUpti_PCSamplingCollectionMode;
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+typedef struct {
+    uint32_t pcSamplingStallReasonIndex;
+    uint32_t samples;
+} CUpti_PCSamplingStallReason;
+typedef struct {
+    size_t size;
+    uint64_t cubinCrc;
+    uint64_t pcOffset;
+    uint32_t functionIndex;
+    uint32_t pad;
+    char *functionName;
+    size_t stallReasonCount;
+    CUpti_PCSamplingStallReason *stallReason;
+    uint32_t correlationId;
+} CUpti_PCSamplingPCData;
+typedef enum {
+    CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_INVALID = 0,
+    CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED = 1
+} CUpti_PCSamplingOutputDataFormat;
+typedef struct {
+    size_t size;
+    size_t collectNumPcs;
+    uint64_t totalSamples;
+    uint64_t droppedSamples;
+    size_t totalNumPcs;
+    size_t remainingNumPcs;
+    uint64_t rangeId;
+    CUpti_PCSamplingPCData *pPcData;
+    uint64_t nonUsrKernelsTotalSamples;
+    uint8_t hardwareBufferFull;
+} CUpti_PCSamplingData;
+typedef enum {
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_INVALID = 0,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD = 1,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON = 2,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE = 3,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE = 4,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE = 5,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL = 6,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT = 7,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER = 8,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_WORKER_THREAD_PERIODIC_SLEEP_SPAN = 9,
+    CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_FORCE_INT = 2147483647
+} CUpti_PCSamplingConfigurationAttributeType;
+typedef struct {
+    CUpti_PCSamplingConfigurationAttributeType attributeType;
+    CUptiResult attributeStatus;
+    union { struct { uint64_t data[3]; } invalidData; struct { uint32_t samplingPeriod; } samplingPeriodData; struct { size_t stallReasonCount; uint32_t *pStallReasonIndex; } stallReasonData; struct { size_t scratchBufferSize; } scratchBufferSizeData; struct { size_t hardwareBufferSize; } hardwareBufferSizeData; struct { CUpti_PCSamplingCollectionMode collectionMode; } collectionModeData; struct { uint32_t enableStartStopControl; } enableStartStopControlData; struct { CUpti_PCSamplingOutputDataFormat outputDataFormat; } outputDataFormatData; struct { void *samplingDataBuffer; } samplingDataBufferData; struct { uint32_t workerThreadPeriodicSleepSpan; } workerThreadPeriodicSleepSpanData; } attributeData;
+} CUpti_PCSamplingConfigurationInfo;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numAttributes;
+    CUpti_PCSamplingConfigurationInfo *pPCSamplingConfigurationInfo;
+} CUpti_PCSamplingConfigurationInfoParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+    void *pcSamplingData;
+} CUpti_PCSamplingGetDataParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+} CUpti_PCSamplingEnableParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+} CUpti_PCSamplingDisableParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+} CUpti_PCSamplingStartParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+} CUpti_PCSamplingStopParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+    size_t *numStallReasons;
+} CUpti_PCSamplingGetNumStallReasonsParams;
+typedef struct {
+    size_t size;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numStallReasons;
+    uint32_t *stallReasonIndex;
+    char **stallReasons;
+} CUpti_PCSamplingGetStallReasonsParams;
+struct CUpti_GetSassToSourceCorrelationParams {
+    size_t size;
+    const void *cubin;
+    const char *functionName;
+    size_t cubinSize;
+    uint32_t lineNumber;
+    uint64_t pcOffset;
+    char *fileName;
+    char *dirName;
+};
+typedef struct CUpti_GetSassToSourceCorrelationParams CUpti_GetSassToSourceCorrelationParams;
+typedef struct {
+    size_t size;
+    size_t cubinSize;
+    const void *cubin;
+    uint64_t cubinCrc;
+} CUpti_GetCubinCrcParams;
+typedef void (*CUpti_ComputeCrcCallbackFunc)(const void *, size_t, uint64_t *);
+
+/* cupti_pmsampling.h */
+enum { CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE = 64 };
+enum { CUpti_PmSampling_Enable_Params_STRUCT_SIZE = 32 };
+enum { CUpti_PmSampling_Disable_Params_STRUCT_SIZE = 24 };
+enum { CUpti_PmSampling_Start_Params_STRUCT_SIZE = 24 };
+enum { CUpti_PmSampling_Stop_Params_STRUCT_SIZE = 24 };
+enum { CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE = 45 };
+enum { CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE = 40 };
+enum { CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE = 56 };
+enum { CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE = 40 };
+enum { CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE = 56 };
+enum { CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE = 64 };
+struct CUpti_PmSampling_Object;
+typedef struct CUpti_PmSampling_Object CUpti_PmSampling_Object;
+enum CUpti_PmSampling_TriggerMode {
+    CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_SYSCLK_INTERVAL = 0,
+    CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL = 1,
+    CUPTI_PM_SAMPLING_TRIGGER_MODE_COUNT = 2
+};
+typedef enum CUpti_PmSampling_TriggerMode CUpti_PmSampling_TriggerMode;
+enum CUpti_PmSampling_DecodeStopReason {
+    CUPTI_PM_SAMPLING_DECODE_STOP_REASON_OTHER = 0,
+    CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL = 1,
+    CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS = 2,
+    CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNT = 3
+};
+typedef enum CUpti_PmSampling_DecodeStopReason CUpti_PmSampling_DecodeStopReason;
+enum CUpti_PmSampling_HardwareBuffer_AppendMode {
+    CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST = 0,
+    CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST = 1
+};
+typedef enum CUpti_PmSampling_HardwareBuffer_AppendMode CUpti_PmSampling_HardwareBuffer_AppendMode;
+struct CUpti_PmSampling_SetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+    size_t configSize;
+    const uint8_t *pConfig;
+    size_t hardwareBufferSize;
+    uint64_t samplingInterval;
+    CUpti_PmSampling_TriggerMode triggerMode;
+    CUpti_PmSampling_HardwareBuffer_AppendMode hwBufferAppendMode;
+};
+typedef struct CUpti_PmSampling_SetConfig_Params CUpti_PmSampling_SetConfig_Params;
+struct CUpti_PmSampling_Enable_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t deviceIndex;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+};
+typedef struct CUpti_PmSampling_Enable_Params CUpti_PmSampling_Enable_Params;
+struct CUpti_PmSampling_Disable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+};
+typedef struct CUpti_PmSampling_Disable_Params CUpti_PmSampling_Disable_Params;
+struct CUpti_PmSampling_Start_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+};
+typedef struct CUpti_PmSampling_Start_Params CUpti_PmSampling_Start_Params;
+struct CUpti_PmSampling_Stop_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+};
+typedef struct CUpti_PmSampling_Stop_Params CUpti_PmSampling_Stop_Params;
+struct CUpti_PmSampling_DecodeData_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+    uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    CUpti_PmSampling_DecodeStopReason decodeStopReason;
+    uint8_t overflow;
+};
+typedef struct CUpti_PmSampling_DecodeData_Params CUpti_PmSampling_DecodeData_Params;
+struct CUpti_PmSampling_GetCounterAvailability_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t deviceIndex;
+    size_t counterAvailabilityImageSize;
+    uint8_t *pCounterAvailabilityImage;
+};
+typedef struct CUpti_PmSampling_GetCounterAvailability_Params CUpti_PmSampling_GetCounterAvailability_Params;
+struct CUpti_PmSampling_GetCounterDataSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+    const char **pMetricNames;
+    size_t numMetrics;
+    uint32_t maxSamples;
+    size_t counterDataSize;
+};
+typedef struct CUpti_PmSampling_GetCounterDataSize_Params CUpti_PmSampling_GetCounterDataSize_Params;
+struct CUpti_PmSampling_CounterDataImage_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+    size_t counterDataSize;
+    uint8_t *pCounterData;
+};
+typedef struct CUpti_PmSampling_CounterDataImage_Initialize_Params CUpti_PmSampling_CounterDataImage_Initialize_Params;
+struct CUpti_PmSampling_GetCounterDataInfo_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t numTotalSamples;
+    size_t numPopulatedSamples;
+    size_t numCompletedSamples;
+};
+typedef struct CUpti_PmSampling_GetCounterDataInfo_Params CUpti_PmSampling_GetCounterDataInfo_Params;
+struct CUpti_PmSampling_CounterData_GetSampleInfo_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_PmSampling_Object *pPmSamplingObject;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t sampleIndex;
+    uint64_t startTimestamp;
+    uint64_t endTimestamp;
+};
+typedef struct CUpti_PmSampling_CounterData_GetSampleInfo_Params CUpti_PmSampling_CounterData_GetSampleInfo_Params;
+
+/* cupti_profiler_target.h */
+enum { CUpti_Profiler_Initialize_Params_STRUCT_SIZE = 16 };
+enum { CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE = 16 };
+enum { CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE = 44 };
+enum { CUpti_Profiler_CounterDataImage_CalculateSize_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE = 48 };
+enum { CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE = 48 };
+enum { CUpti_Profiler_BeginSession_Params_STRUCT_SIZE = 96 };
+enum { CUpti_Profiler_EndSession_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_SetConfig_Params_STRUCT_SIZE = 58 };
+enum { CUpti_Profiler_UnsetConfig_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_BeginPass_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_EndPass_Params_STRUCT_SIZE = 41 };
+enum { CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_IsPassCollected_Params_STRUCT_SIZE = 42 };
+enum { CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_PushRange_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_PopRange_Params_STRUCT_SIZE = 24 };
+enum { CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE = 40 };
+enum { CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE = 52 };
+typedef enum {
+    CUPTI_Range_INVALID = 0,
+    CUPTI_AutoRange = 1,
+    CUPTI_UserRange = 2,
+    CUPTI_Range_COUNT = 3
+} CUpti_ProfilerRange;
+typedef enum {
+    CUPTI_Replay_INVALID = 0,
+    CUPTI_ApplicationReplay = 1,
+    CUPTI_KernelReplay = 2,
+    CUPTI_UserReplay = 3,
+    CUPTI_Replay_COUNT = 4
+} CUpti_ProfilerReplayMode;
+struct CUpti_Profiler_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+};
+typedef struct CUpti_Profiler_Initialize_Params CUpti_Profiler_Initialize_Params;
+struct CUpti_Profiler_DeInitialize_Params {
+    size_t structSize;
+    void *pPriv;
+};
+typedef struct CUpti_Profiler_DeInitialize_Params CUpti_Profiler_DeInitialize_Params;
+struct CUpti_Profiler_CounterDataImageOptions {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataPrefix;
+    size_t counterDataPrefixSize;
+    uint32_t maxNumRanges;
+    uint32_t maxNumRangeTreeNodes;
+    uint32_t maxRangeNameLength;
+};
+typedef struct CUpti_Profiler_CounterDataImageOptions CUpti_Profiler_CounterDataImageOptions;
+struct CUpti_Profiler_CounterDataImage_CalculateSize_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t sizeofCounterDataImageOptions;
+    const CUpti_Profiler_CounterDataImageOptions *pOptions;
+    size_t counterDataImageSize;
+};
+typedef struct CUpti_Profiler_CounterDataImage_CalculateSize_Params CUpti_Profiler_CounterDataImage_CalculateSize_Params;
+struct CUpti_Profiler_CounterDataImage_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t sizeofCounterDataImageOptions;
+    const CUpti_Profiler_CounterDataImageOptions *pOptions;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+};
+typedef struct CUpti_Profiler_CounterDataImage_Initialize_Params CUpti_Profiler_CounterDataImage_Initialize_Params;
+struct CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+    size_t counterDataScratchBufferSize;
+};
+typedef struct CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params;
+struct CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+    size_t counterDataScratchBufferSize;
+    uint8_t *pCounterDataScratchBuffer;
+};
+typedef struct CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params;
+struct CUpti_Profiler_BeginSession_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+    size_t counterDataScratchBufferSize;
+    uint8_t *pCounterDataScratchBuffer;
+    uint8_t bDumpCounterDataInFile;
+    const char *pCounterDataFilePath;
+    CUpti_ProfilerRange range;
+    CUpti_ProfilerReplayMode replayMode;
+    size_t maxRangesPerPass;
+    size_t maxLaunchesPerPass;
+};
+typedef struct CUpti_Profiler_BeginSession_Params CUpti_Profiler_BeginSession_Params;
+struct CUpti_Profiler_EndSession_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_EndSession_Params CUpti_Profiler_EndSession_Params;
+struct CUpti_Profiler_SetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    const uint8_t *pConfig;
+    size_t configSize;
+    uint16_t minNestingLevel;
+    uint16_t numNestingLevels;
+    size_t passIndex;
+    uint16_t targetNestingLevel;
+};
+typedef struct CUpti_Profiler_SetConfig_Params CUpti_Profiler_SetConfig_Params;
+struct CUpti_Profiler_UnsetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_UnsetConfig_Params CUpti_Profiler_UnsetConfig_Params;
+struct CUpti_Profiler_BeginPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_BeginPass_Params CUpti_Profiler_BeginPass_Params;
+struct CUpti_Profiler_EndPass_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    uint16_t targetNestingLevel;
+    size_t passIndex;
+    uint8_t allPassesSubmitted;
+};
+typedef struct CUpti_Profiler_EndPass_Params CUpti_Profiler_EndPass_Params;
+struct CUpti_Profiler_EnableProfiling_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_EnableProfiling_Params CUpti_Profiler_EnableProfiling_Params;
+struct CUpti_Profiler_DisableProfiling_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_DisableProfiling_Params CUpti_Profiler_DisableProfiling_Params;
+struct CUpti_Profiler_IsPassCollected_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numRangesDropped;
+    size_t numTraceBytesDropped;
+    uint8_t onePassCollected;
+    uint8_t allPassesCollected;
+};
+typedef struct CUpti_Profiler_IsPassCollected_Params CUpti_Profiler_IsPassCollected_Params;
+struct CUpti_Profiler_FlushCounterData_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numRangesDropped;
+    size_t numTraceBytesDropped;
+};
+typedef struct CUpti_Profiler_FlushCounterData_Params CUpti_Profiler_FlushCounterData_Params;
+struct CUpti_Profiler_PushRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    const char *pRangeName;
+    size_t rangeNameLength;
+};
+typedef struct CUpti_Profiler_PushRange_Params CUpti_Profiler_PushRange_Params;
+struct CUpti_Profiler_PopRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+};
+typedef struct CUpti_Profiler_PopRange_Params CUpti_Profiler_PopRange_Params;
+struct CUpti_Profiler_GetCounterAvailability_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t counterAvailabilityImageSize;
+    uint8_t *pCounterAvailabilityImage;
+};
+typedef struct CUpti_Profiler_GetCounterAvailability_Params CUpti_Profiler_GetCounterAvailability_Params;
+typedef enum {
+    CUPTI_PROFILER_CONFIGURATION_UNKNOWN = 0,
+    CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED = 1,
+    CUPTI_PROFILER_CONFIGURATION_DISABLED = 2,
+    CUPTI_PROFILER_CONFIGURATION_SUPPORTED = 3
+} CUpti_Profiler_Support_Level;
+typedef enum {
+    CUPTI_PROFILER_RANGE_PROFILING = 0,
+    CUPTI_PROFILER_PC_SAMPLING = 1,
+    CUPTI_PROFILER_SASS_METRICS = 2,
+    CUPTI_PROFILER_PM_SAMPLING = 3,
+    CUPTI_PROFILER_UNKNOWN = 4
+} CUpti_Profiler_API;
+typedef struct {
+    size_t structSize;
+    void *pPriv;
+    CUdevice cuDevice;
+    CUpti_Profiler_Support_Level isSupported;
+    CUpti_Profiler_Support_Level architecture;
+    CUpti_Profiler_Support_Level sli;
+    CUpti_Profiler_Support_Level vGpu;
+    CUpti_Profiler_Support_Level confidentialCompute;
+    CUpti_Profiler_Support_Level cmp;
+    CUpti_Profiler_Support_Level wsl;
+    CUpti_Profiler_API api;
+} CUpti_Profiler_DeviceSupported_Params;
+
+/* cupti_range_profiler.h */
+enum { CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE = 90 };
+enum { CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE = 32 };
+enum { CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE = 24 };
+enum { CUpti_RangeProfiler_Start_Params_STRUCT_SIZE = 24 };
+enum { CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE = 41 };
+enum { CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE = 32 };
+enum { CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE = 24 };
+enum { CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE = 32 };
+enum { CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE = 64 };
+enum { CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE = 40 };
+enum { CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE = 40 };
+enum { CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE = 56 };
+struct CUpti_RangeProfiler_Object;
+typedef struct CUpti_RangeProfiler_Object CUpti_RangeProfiler_Object;
+struct CUpti_RangeProfiler_SetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t configSize;
+    const uint8_t *pConfig;
+    size_t counterDataImageSize;
+    uint8_t *pCounterDataImage;
+    CUpti_ProfilerRange range;
+    CUpti_ProfilerReplayMode replayMode;
+    size_t maxRangesPerPass;
+    uint16_t numNestingLevels;
+    uint16_t minNestingLevel;
+    size_t passIndex;
+    uint16_t targetNestingLevel;
+};
+typedef struct CUpti_RangeProfiler_SetConfig_Params CUpti_RangeProfiler_SetConfig_Params;
+struct CUpti_RangeProfiler_Enable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+};
+typedef struct CUpti_RangeProfiler_Enable_Params CUpti_RangeProfiler_Enable_Params;
+struct CUpti_RangeProfiler_Disable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+};
+typedef struct CUpti_RangeProfiler_Disable_Params CUpti_RangeProfiler_Disable_Params;
+struct CUpti_RangeProfiler_Start_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+};
+typedef struct CUpti_RangeProfiler_Start_Params CUpti_RangeProfiler_Start_Params;
+struct CUpti_RangeProfiler_Stop_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t passIndex;
+    size_t targetNestingLevel;
+    uint8_t isAllPassSubmitted;
+};
+typedef struct CUpti_RangeProfiler_Stop_Params CUpti_RangeProfiler_Stop_Params;
+struct CUpti_RangeProfiler_PushRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    const char *pRangeName;
+};
+typedef struct CUpti_RangeProfiler_PushRange_Params CUpti_RangeProfiler_PushRange_Params;
+struct CUpti_RangeProfiler_PopRange_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+};
+typedef struct CUpti_RangeProfiler_PopRange_Params CUpti_RangeProfiler_PopRange_Params;
+struct CUpti_RangeProfiler_DecodeData_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t numOfRangeDropped;
+};
+typedef struct CUpti_RangeProfiler_DecodeData_Params CUpti_RangeProfiler_DecodeData_Params;
+struct CUpti_RangeProfiler_GetCounterDataSize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    const char **pMetricNames;
+    size_t numMetrics;
+    size_t maxNumOfRanges;
+    uint32_t maxNumRangeTreeNodes;
+    size_t counterDataSize;
+};
+typedef struct CUpti_RangeProfiler_GetCounterDataSize_Params CUpti_RangeProfiler_GetCounterDataSize_Params;
+struct CUpti_RangeProfiler_CounterDataImage_Initialize_Params {
+    size_t structSize;
+    void *pPriv;
+    CUpti_RangeProfiler_Object *pRangeProfilerObject;
+    size_t counterDataSize;
+    uint8_t *pCounterData;
+};
+typedef struct CUpti_RangeProfiler_CounterDataImage_Initialize_Params CUpti_RangeProfiler_CounterDataImage_Initialize_Params;
+struct CUpti_RangeProfiler_GetCounterDataInfo_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t numTotalRanges;
+};
+typedef struct CUpti_RangeProfiler_GetCounterDataInfo_Params CUpti_RangeProfiler_GetCounterDataInfo_Params;
+struct CUpti_RangeProfiler_CounterData_GetRangeInfo_Params {
+    size_t structSize;
+    void *pPriv;
+    const uint8_t *pCounterDataImage;
+    size_t counterDataImageSize;
+    size_t rangeIndex;
+    const char *rangeDelimiter;
+    const char *rangeName;
+};
+typedef struct CUpti_RangeProfiler_CounterData_GetRangeInfo_Params CUpti_RangeProfiler_CounterData_GetRangeInfo_Params;
+
+/* cupti_sass_metrics.h */
+enum { CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE = 32 };
+enum { CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE = 40 };
+enum { CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE = 56 };
+enum { CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE = 36 };
+enum { CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE = 20 };
+enum { CUpti_SassMetricsEnable_Params_STRUCT_SIZE = 25 };
+enum { CUpti_SassMetricsDisable_Params_STRUCT_SIZE = 32 };
+enum { CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE = 40 };
+enum { CUpti_SassMetrics_InstanceValue_STRUCT_SIZE = 16 };
+enum { CUpti_SassMetricsFlushData_Params_STRUCT_SIZE = 40 };
+typedef enum {
+    CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU = 0,
+    CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SM = 1,
+    CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_SMSP = 2,
+    CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_INVALID = 3
+} CUpti_SassMetrics_OutputGranularity;
+struct CUpti_SassMetrics_MetricDetails {
+    uint64_t metricId;
+    const char *pMetricName;
+    const char *pMetricDescription;
+};
+typedef struct CUpti_SassMetrics_MetricDetails CUpti_SassMetrics_MetricDetails;
+struct CUpti_SassMetrics_GetNumOfMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfMetrics;
+};
+typedef struct CUpti_SassMetrics_GetNumOfMetrics_Params CUpti_SassMetrics_GetNumOfMetrics_Params;
+struct CUpti_SassMetrics_GetMetrics_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    size_t numOfMetrics;
+    CUpti_SassMetrics_MetricDetails *pMetricsList;
+};
+typedef struct CUpti_SassMetrics_GetMetrics_Params CUpti_SassMetrics_GetMetrics_Params;
+struct CUpti_SassMetrics_GetProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    const char *pChipName;
+    const char *pMetricName;
+    CUpti_SassMetrics_MetricDetails metric;
+};
+typedef struct CUpti_SassMetrics_GetProperties_Params CUpti_SassMetrics_GetProperties_Params;
+struct CUpti_SassMetrics_Config {
+    uint64_t metricId;
+    uint8_t outputGranularity;
+};
+typedef struct CUpti_SassMetrics_Config CUpti_SassMetrics_Config;
+struct CUpti_SassMetricsSetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t numOfMetricConfig;
+    CUpti_SassMetrics_Config *pConfigs;
+    uint32_t deviceIndex;
+};
+typedef struct CUpti_SassMetricsSetConfig_Params CUpti_SassMetricsSetConfig_Params;
+struct CUpti_SassMetricsUnsetConfig_Params {
+    size_t structSize;
+    void *pPriv;
+    uint32_t deviceIndex;
+};
+typedef struct CUpti_SassMetricsUnsetConfig_Params CUpti_SassMetricsUnsetConfig_Params;
+struct CUpti_SassMetricsEnable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    uint8_t enableLazyPatching;
+};
+typedef struct CUpti_SassMetricsEnable_Params CUpti_SassMetricsEnable_Params;
+struct CUpti_SassMetricsDisable_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numOfDroppedRecords;
+};
+typedef struct CUpti_SassMetricsDisable_Params CUpti_SassMetricsDisable_Params;
+struct CUpti_SassMetricsGetDataProperties_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numOfPatchedInstructionRecords;
+    size_t numOfInstances;
+};
+typedef struct CUpti_SassMetricsGetDataProperties_Params CUpti_SassMetricsGetDataProperties_Params;
+struct CUpti_SassMetrics_InstanceValue {
+    uint64_t metricId;
+    uint64_t value;
+};
+typedef struct CUpti_SassMetrics_InstanceValue CUpti_SassMetrics_InstanceValue;
+struct CUpti_SassMetrics_Data {
+    size_t structSize;
+    void *pPriv;
+    uint32_t cubinCrc;
+    uint32_t functionIndex;
+    const char *functionName;
+    uint32_t pcOffset;
+    CUpti_SassMetrics_InstanceValue *pInstanceValues;
+};
+typedef struct CUpti_SassMetrics_Data CUpti_SassMetrics_Data;
+struct CUpti_SassMetricsFlushData_Params {
+    size_t structSize;
+    void *pPriv;
+    CUcontext ctx;
+    size_t numOfPatchedInstructionRecords;
+    size_t numOfInstances;
+    CUpti_SassMetrics_Data *pMetricsData;
+};
+typedef struct CUpti_SassMetricsFlushData_Params CUpti_SassMetricsFlushData_Params;
+
+/* cupti_target.h */
+enum { CUpti_Device_GetChipName_Params_STRUCT_SIZE = 32 };
+struct CUpti_Device_GetChipName_Params {
+    size_t structSize;
+    void *pPriv;
+    size_t deviceIndex;
+    const char *pChipName;
+};
+typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
+
+/* cupti_version.h */
+enum { CUPTI_API_VERSION = 130001 };
+
+/* cupti_common.h */
+enum { CUPTILP64 = 1 };
+enum { ACTIVITY_RECORD_ALIGNMENT = 8 };
+
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
@@ -8255,7 +12927,8 @@ enum cubind_library {
     CUBIND_LIB_NCCL = 11,
     CUBIND_LIB_CUDNN = 12,
     CUBIND_LIB_NVML = 13,
-    CUBIND_LIBRARY_COUNT = 14
+    CUBIND_LIB_CUPTI = 14,
+    CUBIND_LIBRARY_COUNT = 15
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
@@ -11658,3 +16331,170 @@ nvmlReturn_t cubind_nvml_system_set_nvlink_bw_mode(unsigned int nvlinkBwMode);
 nvmlReturn_t cubind_nvml_system_get_nvlink_bw_mode(unsigned int *nvlinkBwMode);
 nvmlReturn_t cubind_nvml_device_set_power_management_limit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue);
 nvmlReturn_t cubind_nvml_device_get_sram_ecc_error_status(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
+
+/* cupti: 165 wrappers */
+CUptiResult cubind_cupti_get_result_string(CUptiResult result, const char **str);
+CUptiResult cubind_cupti_get_error_message(CUptiResult result, const char **str);
+CUptiResult cubind_cupti_get_version(uint32_t *version);
+CUptiResult cubind_cupti_supported_domains(size_t *domainCount, CUpti_DomainTable *domainTable);
+CUptiResult cubind_cupti_subscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata);
+CUptiResult cubind_cupti_subscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata, CUpti_SubscriberParams *pParams);
+CUptiResult cubind_cupti_unsubscribe(CUpti_SubscriberHandle subscriber);
+CUptiResult cubind_cupti_get_callback_state(uint32_t *enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+CUptiResult cubind_cupti_enable_callback(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+CUptiResult cubind_cupti_enable_domain(uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain);
+CUptiResult cubind_cupti_enable_all_domains(uint32_t enable, CUpti_SubscriberHandle subscriber);
+CUptiResult cubind_cupti_get_callback_name(CUpti_CallbackDomain domain, uint32_t cbid, const char **name);
+CUptiResult cubind_cupti_set_event_collection_mode(CUcontext context, CUpti_EventCollectionMode mode);
+CUptiResult cubind_cupti_device_get_attribute(CUdevice device, CUpti_DeviceAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_device_get_num_event_domains(CUdevice device, uint32_t *numDomains);
+CUptiResult cubind_cupti_device_enum_event_domains(CUdevice device, size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+CUptiResult cubind_cupti_device_get_event_domain_attribute(CUdevice device, CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_get_num_event_domains(uint32_t *numDomains);
+CUptiResult cubind_cupti_enum_event_domains(size_t *arraySizeBytes, CUpti_EventDomainID *domainArray);
+CUptiResult cubind_cupti_event_domain_get_attribute(CUpti_EventDomainID eventDomain, CUpti_EventDomainAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_event_domain_get_num_events(CUpti_EventDomainID eventDomain, uint32_t *numEvents);
+CUptiResult cubind_cupti_event_domain_enum_events(CUpti_EventDomainID eventDomain, size_t *arraySizeBytes, CUpti_EventID *eventArray);
+CUptiResult cubind_cupti_event_get_attribute(CUpti_EventID event, CUpti_EventAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_event_get_id_from_name(CUdevice device, const char *eventName, CUpti_EventID *event);
+CUptiResult cubind_cupti_event_group_create(CUcontext context, CUpti_EventGroup *eventGroup, uint32_t flags);
+CUptiResult cubind_cupti_event_group_destroy(CUpti_EventGroup eventGroup);
+CUptiResult cubind_cupti_event_group_get_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_event_group_set_attribute(CUpti_EventGroup eventGroup, CUpti_EventGroupAttribute attrib, size_t valueSize, void *value);
+CUptiResult cubind_cupti_event_group_add_event(CUpti_EventGroup eventGroup, CUpti_EventID event);
+CUptiResult cubind_cupti_event_group_remove_event(CUpti_EventGroup eventGroup, CUpti_EventID event);
+CUptiResult cubind_cupti_event_group_remove_all_events(CUpti_EventGroup eventGroup);
+CUptiResult cubind_cupti_event_group_reset_all_events(CUpti_EventGroup eventGroup);
+CUptiResult cubind_cupti_event_group_enable(CUpti_EventGroup eventGroup);
+CUptiResult cubind_cupti_event_group_disable(CUpti_EventGroup eventGroup);
+CUptiResult cubind_cupti_event_group_read_event(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, CUpti_EventID event, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer);
+CUptiResult cubind_cupti_event_group_read_all_events(CUpti_EventGroup eventGroup, CUpti_ReadEventFlags flags, size_t *eventValueBufferSizeBytes, uint64_t *eventValueBuffer, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t *numEventIdsRead);
+CUptiResult cubind_cupti_event_group_sets_create(CUcontext context, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, CUpti_EventGroupSets **eventGroupPasses);
+CUptiResult cubind_cupti_event_group_sets_destroy(CUpti_EventGroupSets *eventGroupSets);
+CUptiResult cubind_cupti_event_group_set_enable(CUpti_EventGroupSet *eventGroupSet);
+CUptiResult cubind_cupti_event_group_set_disable(CUpti_EventGroupSet *eventGroupSet);
+CUptiResult cubind_cupti_enable_kernel_replay_mode(CUcontext context);
+CUptiResult cubind_cupti_disable_kernel_replay_mode(CUcontext context);
+CUptiResult cubind_cupti_kernel_replay_subscribe_update(CUpti_KernelReplayUpdateFunc updateFunc, void *customData);
+CUptiResult cubind_cupti_get_num_metrics(uint32_t *numMetrics);
+CUptiResult cubind_cupti_enum_metrics(size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+CUptiResult cubind_cupti_device_get_num_metrics(CUdevice device, uint32_t *numMetrics);
+CUptiResult cubind_cupti_device_enum_metrics(CUdevice device, size_t *arraySizeBytes, CUpti_MetricID *metricArray);
+CUptiResult cubind_cupti_metric_get_attribute(CUpti_MetricID metric, CUpti_MetricAttribute attrib, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_metric_get_id_from_name(CUdevice device, const char *metricName, CUpti_MetricID *metric);
+CUptiResult cubind_cupti_metric_get_num_events(CUpti_MetricID metric, uint32_t *numEvents);
+CUptiResult cubind_cupti_metric_enum_events(CUpti_MetricID metric, size_t *eventIdArraySizeBytes, CUpti_EventID *eventIdArray);
+CUptiResult cubind_cupti_metric_get_num_properties(CUpti_MetricID metric, uint32_t *numProp);
+CUptiResult cubind_cupti_metric_enum_properties(CUpti_MetricID metric, size_t *propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray);
+CUptiResult cubind_cupti_metric_get_required_event_group_sets(CUcontext context, CUpti_MetricID metric, CUpti_EventGroupSets **eventGroupSets);
+CUptiResult cubind_cupti_metric_create_event_group_sets(CUcontext context, size_t metricIdArraySizeBytes, CUpti_MetricID *metricIdArray, CUpti_EventGroupSets **eventGroupPasses);
+CUptiResult cubind_cupti_metric_get_value(CUdevice device, CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, uint64_t timeDuration, CUpti_MetricValue *metricValue);
+CUptiResult cubind_cupti_metric_get_value2(CUpti_MetricID metric, size_t eventIdArraySizeBytes, CUpti_EventID *eventIdArray, size_t eventValueArraySizeBytes, uint64_t *eventValueArray, size_t propIdArraySizeBytes, CUpti_MetricPropertyID *propIdArray, size_t propValueArraySizeBytes, uint64_t *propValueArray, CUpti_MetricValue *metricValue);
+CUptiResult cubind_cupti_get_timestamp(uint64_t *timestamp);
+CUptiResult cubind_cupti_get_context_id(CUcontext context, uint32_t *contextId);
+CUptiResult cubind_cupti_get_stream_id(CUcontext context, CUstream stream, uint32_t *streamId);
+CUptiResult cubind_cupti_get_stream_id_ex(CUcontext context, CUstream stream, uint8_t perThreadStream, uint32_t *streamId);
+CUptiResult cubind_cupti_get_device_id(CUcontext context, uint32_t *deviceId);
+CUptiResult cubind_cupti_get_graph_node_id(CUgraphNode node, uint64_t *nodeId);
+CUptiResult cubind_cupti_get_graph_id(CUgraph graph, uint32_t *pId);
+CUptiResult cubind_cupti_get_graph_exec_id(CUgraphExec graphExec, uint32_t *pId);
+CUptiResult cubind_cupti_activity_enable(CUpti_ActivityKind kind);
+CUptiResult cubind_cupti_activity_enable_and_dump(CUpti_ActivityKind kind);
+CUptiResult cubind_cupti_activity_disable(CUpti_ActivityKind kind);
+CUptiResult cubind_cupti_activity_enable_context(CUcontext context, CUpti_ActivityKind kind);
+CUptiResult cubind_cupti_activity_disable_context(CUcontext context, CUpti_ActivityKind kind);
+CUptiResult cubind_cupti_activity_get_num_dropped_records(CUcontext context, uint32_t streamId, size_t *dropped);
+CUptiResult cubind_cupti_activity_get_next_record(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record);
+CUptiResult cubind_cupti_activity_register_callbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested, CUpti_BuffersCallbackCompleteFunc funcBufferCompleted);
+CUptiResult cubind_cupti_activity_flush(CUcontext context, uint32_t streamId, uint32_t flag);
+CUptiResult cubind_cupti_activity_flush_all(uint32_t flag);
+CUptiResult cubind_cupti_activity_get_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_activity_set_attribute(CUpti_ActivityAttribute attr, size_t *valueSize, void *value);
+CUptiResult cubind_cupti_activity_configure_unified_memory_counter(CUpti_ActivityUnifiedMemoryCounterConfig *config, uint32_t count);
+CUptiResult cubind_cupti_get_auto_boost_state(CUcontext context, CUpti_ActivityAutoBoostState *state);
+CUptiResult cubind_cupti_activity_configure_pc_sampling(CUcontext ctx, CUpti_ActivityPCSamplingConfig *config);
+CUptiResult cubind_cupti_get_last_error(void);
+CUptiResult cubind_cupti_set_thread_id_type(CUpti_ActivityThreadIdType type);
+CUptiResult cubind_cupti_get_thread_id_type(CUpti_ActivityThreadIdType *type);
+CUptiResult cubind_cupti_compute_capability_supported(int major, int minor, int *support);
+CUptiResult cubind_cupti_device_supported(CUdevice dev, int *support);
+CUptiResult cubind_cupti_device_virtualization_mode(CUdevice dev, CUpti_DeviceVirtualizationMode *mode);
+CUptiResult cubind_cupti_finalize(void);
+CUptiResult cubind_cupti_activity_push_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t id);
+CUptiResult cubind_cupti_activity_pop_external_correlation_id(CUpti_ExternalCorrelationKind kind, uint64_t *lastId);
+CUptiResult cubind_cupti_activity_enable_latency_timestamps(uint8_t enable);
+CUptiResult cubind_cupti_activity_flush_period(uint32_t time);
+CUptiResult cubind_cupti_activity_enable_launch_attributes(uint8_t enable);
+CUptiResult cubind_cupti_activity_register_timestamp_callback(CUpti_TimestampCallbackFunc funcTimestamp);
+CUptiResult cubind_cupti_activity_enable_device_graph(uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_driver_api(CUpti_CallbackId cbid, uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_runtime_api(CUpti_CallbackId cbid, uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_hw_trace(uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_allocation_source(uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_all_sync_records(uint8_t enable);
+CUptiResult cubind_cupti_activity_enable_cuda_event_device_timestamps(uint8_t enable);
+CUptiResult cubind_cupti_pc_sampling_set_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_get_configuration_attribute(CUpti_PCSamplingConfigurationInfoParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_get_data(CUpti_PCSamplingGetDataParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_enable(CUpti_PCSamplingEnableParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_disable(CUpti_PCSamplingDisableParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_start(CUpti_PCSamplingStartParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_stop(CUpti_PCSamplingStopParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_get_num_stall_reasons(CUpti_PCSamplingGetNumStallReasonsParams *pParams);
+CUptiResult cubind_cupti_pc_sampling_get_stall_reasons(CUpti_PCSamplingGetStallReasonsParams *pParams);
+CUptiResult cubind_cupti_get_sass_to_source_correlation(CUpti_GetSassToSourceCorrelationParams *pParams);
+CUptiResult cubind_cupti_get_cubin_crc(CUpti_GetCubinCrcParams *pParams);
+CUptiResult cubind_cupti_register_compute_crc_callback(CUpti_ComputeCrcCallbackFunc funcComputeCubinCrc);
+CUptiResult cubind_cupti_pm_sampling_set_config(CUpti_PmSampling_SetConfig_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_enable(CUpti_PmSampling_Enable_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_disable(CUpti_PmSampling_Disable_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_start(CUpti_PmSampling_Start_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_stop(CUpti_PmSampling_Stop_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_decode_data(CUpti_PmSampling_DecodeData_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_get_counter_availability(CUpti_PmSampling_GetCounterAvailability_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_get_counter_data_size(CUpti_PmSampling_GetCounterDataSize_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_counter_data_image_initialize(CUpti_PmSampling_CounterDataImage_Initialize_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_get_counter_data_info(CUpti_PmSampling_GetCounterDataInfo_Params *pParams);
+CUptiResult cubind_cupti_pm_sampling_counter_data_get_sample_info(CUpti_PmSampling_CounterData_GetSampleInfo_Params *pParams);
+CUptiResult cubind_cupti_profiler_initialize(CUpti_Profiler_Initialize_Params *pParams);
+CUptiResult cubind_cupti_profiler_de_initialize(CUpti_Profiler_DeInitialize_Params *pParams);
+CUptiResult cubind_cupti_profiler_counter_data_image_calculate_size(CUpti_Profiler_CounterDataImage_CalculateSize_Params *pParams);
+CUptiResult cubind_cupti_profiler_counter_data_image_initialize(CUpti_Profiler_CounterDataImage_Initialize_Params *pParams);
+CUptiResult cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *pParams);
+CUptiResult cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *pParams);
+CUptiResult cubind_cupti_profiler_begin_session(CUpti_Profiler_BeginSession_Params *pParams);
+CUptiResult cubind_cupti_profiler_end_session(CUpti_Profiler_EndSession_Params *pParams);
+CUptiResult cubind_cupti_profiler_set_config(CUpti_Profiler_SetConfig_Params *pParams);
+CUptiResult cubind_cupti_profiler_unset_config(CUpti_Profiler_UnsetConfig_Params *pParams);
+CUptiResult cubind_cupti_profiler_begin_pass(CUpti_Profiler_BeginPass_Params *pParams);
+CUptiResult cubind_cupti_profiler_end_pass(CUpti_Profiler_EndPass_Params *pParams);
+CUptiResult cubind_cupti_profiler_enable_profiling(CUpti_Profiler_EnableProfiling_Params *pParams);
+CUptiResult cubind_cupti_profiler_disable_profiling(CUpti_Profiler_DisableProfiling_Params *pParams);
+CUptiResult cubind_cupti_profiler_is_pass_collected(CUpti_Profiler_IsPassCollected_Params *pParams);
+CUptiResult cubind_cupti_profiler_flush_counter_data(CUpti_Profiler_FlushCounterData_Params *pParams);
+CUptiResult cubind_cupti_profiler_push_range(CUpti_Profiler_PushRange_Params *pParams);
+CUptiResult cubind_cupti_profiler_pop_range(CUpti_Profiler_PopRange_Params *pParams);
+CUptiResult cubind_cupti_profiler_get_counter_availability(CUpti_Profiler_GetCounterAvailability_Params *pParams);
+CUptiResult cubind_cupti_profiler_device_supported(CUpti_Profiler_DeviceSupported_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_set_config(CUpti_RangeProfiler_SetConfig_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_enable(CUpti_RangeProfiler_Enable_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_disable(CUpti_RangeProfiler_Disable_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_start(CUpti_RangeProfiler_Start_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_stop(CUpti_RangeProfiler_Stop_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_push_range(CUpti_RangeProfiler_PushRange_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_pop_range(CUpti_RangeProfiler_PopRange_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_decode_data(CUpti_RangeProfiler_DecodeData_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_get_counter_data_size(CUpti_RangeProfiler_GetCounterDataSize_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_counter_data_image_initialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_get_counter_data_info(CUpti_RangeProfiler_GetCounterDataInfo_Params *pParams);
+CUptiResult cubind_cupti_range_profiler_counter_data_get_range_info(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_get_num_of_metrics(CUpti_SassMetrics_GetNumOfMetrics_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_get_metrics(CUpti_SassMetrics_GetMetrics_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_get_properties(CUpti_SassMetrics_GetProperties_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_set_config(CUpti_SassMetricsSetConfig_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_unset_config(CUpti_SassMetricsUnsetConfig_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_enable(CUpti_SassMetricsEnable_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams);
+CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams);
+CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams);

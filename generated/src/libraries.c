@@ -261,6 +261,25 @@ static int nvml_version_init(void *handle, cubind__fnptr symbol, int version[3],
     return failed;
 }
 
+/* libcupti: cuptiGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 10000, 100, 1 */
+static int cupti_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef CUptiResult (*query_fn)(uint32_t *version);
+    query_fn query = (query_fn)symbol;
+    uint32_t raw = 0;
+    long long value;
+    CUptiResult result = query(&raw);
+    if (result != CUPTI_SUCCESS) {
+        *status = (int)result;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 10000LL);
+    version[1] = (int)(value % 10000LL / 100LL);
+    version[2] = (int)(value % 100LL / 1LL);
+    return 0;
+}
+
 int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
                           cubind__fnptr *held_fini)
 {
@@ -294,6 +313,8 @@ int cubind__version_query(cubind_library library, void *handle, cubind__fnptr qu
         return cudnn_version(query, version, status);
     case CUBIND_LIB_NVML:
         return nvml_version_init(handle, query, version, status, held_fini);
+    case CUBIND_LIB_CUPTI:
+        return cupti_version(query, version, status);
     default:
         return -1;
     }
@@ -355,6 +376,10 @@ extern const struct cubind__nvml_symbols cubind__nvml_symbols;
 extern cubind__slot cubind__nvml_slots[];
 extern cubind__offset cubind__nvml_offsets[];
 
+extern const struct cubind__cupti_symbols cubind__cupti_symbols;
+extern cubind__slot cubind__cupti_slots[];
+extern cubind__offset cubind__cupti_offsets[];
+
 /* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
  * its header (cubind__symbol_table). */
 const cubind__symbol_table *cubind__symbols(cubind_library library)
@@ -388,6 +413,8 @@ const cubind__symbol_table *cubind__symbols(cubind_library library)
         return (const cubind__symbol_table *)&cubind__cudnn_symbols;
     case CUBIND_LIB_NVML:
         return (const cubind__symbol_table *)&cubind__nvml_symbols;
+    case CUBIND_LIB_CUPTI:
+        return (const cubind__symbol_table *)&cubind__cupti_symbols;
     default:
         return NULL;
     }
@@ -470,6 +497,11 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
             return cubind__status_error((const cubind__symbol_table *)&cubind__nvml_symbols, index,
                                         status);
         break;
+    case CUBIND_LIB_CUPTI:
+        if (index < 165)
+            return cubind__status_error_informational((const cubind__symbol_table *)&cubind__cupti_symbols, index,
+                                        status);
+        break;
     default:
         break;
     }
@@ -504,6 +536,8 @@ extern const struct cubind__cudnn_releases cubind__cudnn_releases;
 cubind__fnptr cubind__cudnn_adapter(unsigned index, cubind__slot **target);
 extern const struct cubind__nvml_releases cubind__nvml_releases;
 cubind__fnptr cubind__nvml_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cupti_releases cubind__cupti_releases;
+cubind__fnptr cubind__cupti_adapter(unsigned index, cubind__slot **target);
 
 const cubind__release_table *cubind__release_table_of(cubind_library library)
 {
@@ -536,6 +570,8 @@ const cubind__release_table *cubind__release_table_of(cubind_library library)
         return (const cubind__release_table *)&cubind__cudnn_releases;
     case CUBIND_LIB_NVML:
         return (const cubind__release_table *)&cubind__nvml_releases;
+    case CUBIND_LIB_CUPTI:
+        return (const cubind__release_table *)&cubind__cupti_releases;
     default:
         return NULL;
     }
@@ -572,6 +608,8 @@ cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__sl
         return cubind__cudnn_adapter(index, target);
     case CUBIND_LIB_NVML:
         return cubind__nvml_adapter(index, target);
+    case CUBIND_LIB_CUPTI:
+        return cubind__cupti_adapter(index, target);
     default:
         *target = NULL;
         return NULL;
@@ -609,6 +647,8 @@ cubind__slot *cubind__slots(cubind_library library)
         return cubind__cudnn_slots;
     case CUBIND_LIB_NVML:
         return cubind__nvml_slots;
+    case CUBIND_LIB_CUPTI:
+        return cubind__cupti_slots;
     default:
         return NULL;
     }
@@ -645,6 +685,8 @@ cubind__offset *cubind__offsets(cubind_library library)
         return cubind__cudnn_offsets;
     case CUBIND_LIB_NVML:
         return cubind__nvml_offsets;
+    case CUBIND_LIB_CUPTI:
+        return cubind__cupti_offsets;
     default:
         return NULL;
     }
@@ -707,6 +749,10 @@ _Static_assert(sizeof "nvml" <= CUBIND__NAME_SIZE && sizeof "CUBIND_NVML_PATH" <
                sizeof "nvmlInit_v2" <= CUBIND__QUERY_NAME_SIZE &&
                2 <= CUBIND__REFUSED_MAX && sizeof "the link-time stub of NVML (lib64/stubs), or a libnvidia-ml whose driver is not loaded" <= CUBIND__REASON_SIZE && sizeof "the link-time stub of NVML (lib64/stubs), not the driver's libnvidia-ml" <= CUBIND__REASON_SIZE,
                "libnvml: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cupti" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUPTI_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libcupti.so.13" <= CUBIND__SONAME_SIZE &&
+               sizeof "cuptiGetVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libcupti: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
 
@@ -941,6 +987,22 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .status_success = NVML_SUCCESS,
         .status_missing_library = NVML_ERROR_LIBRARY_NOT_FOUND,
         .status_missing_symbol = NVML_ERROR_FUNCTION_NOT_FOUND,
+    },
+    {
+        .library = CUBIND_LIB_CUPTI,
+        .name = "cupti",
+        .file = "libcupti",
+        .env_var = "CUBIND_CUPTI_PATH",
+        .sonames = {"libcupti.so.13"},
+        .soname_count = 1,
+        .version_query_name = "cuptiGetVersion",
+        .coupled = 0,
+        .serves_every_release = 0,
+        .soname_versioned = 1,
+        .abi_version = 13000,
+        .status_success = CUPTI_SUCCESS,
+        .status_missing_library = CUPTI_ERROR_NOT_INITIALIZED,
+        .status_missing_symbol = CUPTI_ERROR_API_NOT_IMPLEMENTED,
     },
 };
 

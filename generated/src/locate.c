@@ -7,39 +7,51 @@
  */
 #include "internal.h"
 
-_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcublas: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cublas/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcublasLt: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufft/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufft/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcufft: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/curand/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/curand/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcurand: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcusolver: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusolver/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcusolverMg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusparse/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cusparse/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcusparse: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_runtime/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_runtime/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libruntime: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libdriver: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvrtc/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvrtc/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libnvrtc: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjitlink/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(2 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/nvjitlink/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libnvjitlink: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/nccl/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/nccl/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libnccl: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE,
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 1 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cudnn/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libcudnn: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX,
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 0 <= CUBIND__WHEEL_DIRS_MAX &&
+               0 <= CUBIND__ROOT_DIRS_MAX,
                "libnvml: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(sizeof "cupti" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcupti.so.13" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcupti.so.11.8" <= CUBIND__LOCATE_SONAME_SIZE &&
-               2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE &&
-               1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE &&
-               0 <= CUBIND__CUDA_MAP_MAX && sizeof "cuptiGetVersion" <= CUBIND__QUERY_NAME_SIZE,
-               "cupti: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE &&
+               1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE,
+               "libcupti: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "nvvm" <= CUBIND__LOCATE_NAME_SIZE && 2 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libnvvm.so.4" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libnvvm.so.3" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_nvcc/nvvm/lib64" <= CUBIND__WHEEL_DIR_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "nvvm/lib64" <= CUBIND__ROOT_DIR_SIZE &&
@@ -374,9 +386,9 @@ const cubind__locatable cubind__locatables[] = {
     {
         .name = "cupti",
         .stem = "libcupti",
-        .library = -1,
-        .sonames = {"libcupti.so.13", "libcupti.so.12", "libcupti.so.11.8"},
-        .soname_count = 3,
+        .library = CUBIND_LIB_CUPTI,
+        .sonames = {"libcupti.so.13"},
+        .soname_count = 1,
         .wheel_dirs = {"nvidia/cu13/lib", "nvidia/cuda_cupti/lib"},
         .wheel_dir_count = 2,
         .root_dirs = {"extras/CUPTI/lib64"},
@@ -385,7 +397,6 @@ const cubind__locatable cubind__locatables[] = {
         .version_function = "cuptiGetVersion",
         .encoding = {10000, 100, 1},
         .encoding_count = 3,
-        .cuda_from_major = 1,
     },
     {
         .name = "nvvm",

@@ -1505,6 +1505,158 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         default:
             return NULL;
         }
+    case CUBIND_LIB_CUPTI:
+        switch (status) {
+        case 0:
+            *length = 13;
+            return "CUPTI_SUCCESS";
+        case 1:
+            *length = 29;
+            return "CUPTI_ERROR_INVALID_PARAMETER";
+        case 2:
+            *length = 26;
+            return "CUPTI_ERROR_INVALID_DEVICE";
+        case 3:
+            *length = 27;
+            return "CUPTI_ERROR_INVALID_CONTEXT";
+        case 4:
+            *length = 35;
+            return "CUPTI_ERROR_INVALID_EVENT_DOMAIN_ID";
+        case 5:
+            *length = 28;
+            return "CUPTI_ERROR_INVALID_EVENT_ID";
+        case 6:
+            *length = 30;
+            return "CUPTI_ERROR_INVALID_EVENT_NAME";
+        case 7:
+            *length = 29;
+            return "CUPTI_ERROR_INVALID_OPERATION";
+        case 8:
+            *length = 25;
+            return "CUPTI_ERROR_OUT_OF_MEMORY";
+        case 9:
+            *length = 20;
+            return "CUPTI_ERROR_HARDWARE";
+        case 10:
+            *length = 41;
+            return "CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT";
+        case 11:
+            *length = 31;
+            return "CUPTI_ERROR_API_NOT_IMPLEMENTED";
+        case 12:
+            *length = 29;
+            return "CUPTI_ERROR_MAX_LIMIT_REACHED";
+        case 13:
+            *length = 21;
+            return "CUPTI_ERROR_NOT_READY";
+        case 14:
+            *length = 26;
+            return "CUPTI_ERROR_NOT_COMPATIBLE";
+        case 15:
+            *length = 27;
+            return "CUPTI_ERROR_NOT_INITIALIZED";
+        case 16:
+            *length = 29;
+            return "CUPTI_ERROR_INVALID_METRIC_ID";
+        case 17:
+            *length = 31;
+            return "CUPTI_ERROR_INVALID_METRIC_NAME";
+        case 18:
+            *length = 23;
+            return "CUPTI_ERROR_QUEUE_EMPTY";
+        case 19:
+            *length = 26;
+            return "CUPTI_ERROR_INVALID_HANDLE";
+        case 20:
+            *length = 26;
+            return "CUPTI_ERROR_INVALID_STREAM";
+        case 21:
+            *length = 24;
+            return "CUPTI_ERROR_INVALID_KIND";
+        case 22:
+            *length = 31;
+            return "CUPTI_ERROR_INVALID_EVENT_VALUE";
+        case 23:
+            *length = 20;
+            return "CUPTI_ERROR_DISABLED";
+        case 24:
+            *length = 26;
+            return "CUPTI_ERROR_INVALID_MODULE";
+        case 25:
+            *length = 32;
+            return "CUPTI_ERROR_INVALID_METRIC_VALUE";
+        case 26:
+            *length = 25;
+            return "CUPTI_ERROR_HARDWARE_BUSY";
+        case 27:
+            *length = 25;
+            return "CUPTI_ERROR_NOT_SUPPORTED";
+        case 28:
+            *length = 38;
+            return "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED";
+        case 29:
+            *length = 48;
+            return "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_DEVICE";
+        case 30:
+            *length = 57;
+            return "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_ON_NON_P2P_DEVICES";
+        case 31:
+            *length = 47;
+            return "CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED_WITH_MPS";
+        case 32:
+            *length = 37;
+            return "CUPTI_ERROR_CDP_TRACING_NOT_SUPPORTED";
+        case 33:
+            *length = 44;
+            return "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED";
+        case 34:
+            *length = 40;
+            return "CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE";
+        case 35:
+            *length = 35;
+            return "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        case 36:
+            *length = 40;
+            return "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED";
+        case 37:
+            *length = 37;
+            return "CUPTI_ERROR_OPENACC_UNDEFINED_ROUTINE";
+        case 38:
+            *length = 41;
+            return "CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED";
+        case 39:
+            *length = 46;
+            return "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+        case 40:
+            *length = 54;
+            return "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES";
+        case 41:
+            *length = 48;
+            return "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED";
+        case 42:
+            *length = 36;
+            return "CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED";
+        case 43:
+            *length = 36;
+            return "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED";
+        case 44:
+            *length = 36;
+            return "CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED";
+        case 45:
+            *length = 36;
+            return "CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED";
+        case 46:
+            *length = 29;
+            return "CUPTI_ERROR_INVALID_CHIP_NAME";
+        case 999:
+            *length = 19;
+            return "CUPTI_ERROR_UNKNOWN";
+        case 2147483647:
+            *length = 21;
+            return "CUPTI_ERROR_FORCE_INT";
+        default:
+            return NULL;
+        }
     case CUBIND_LIB_NONE:
     case CUBIND_LIBRARY_COUNT:
         break;
@@ -1533,6 +1685,11 @@ int cubind__status_informational(cubind_library library, int status)
     case CUBIND_LIB_NCCL:
         /* ncclInProgress: a non-blocking communicator's operation is still in progress (poll ncclCommGetAsyncError): an answer, not a failure */
         return status == 7;
+    case CUBIND_LIB_CUPTI:
+        /* CUPTI_ERROR_MAX_LIMIT_REACHED: cuptiActivityGetNextRecord's answer that the buffer holds no more records: the end of the loop, not a failure */
+        /* CUPTI_ERROR_QUEUE_EMPTY: cuptiActivityPopExternalCorrelationId's answer that no external id is pushed for the kind: an answer, not a failure */
+        /* CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE: a warning: results may be incorrect for code compiled by nvcc older than 9.0, and the profiling session continues */
+        return status == 12 || status == 18 || status == 34;
     default:
         return 0;
     }
@@ -1595,6 +1752,11 @@ int cubind__status_no_gpu(cubind_library library, int status)
         /* NVML_ERROR_GPU_IS_LOST: the GPU fell off the bus or is otherwise inaccessible */
         /* NVML_ERROR_LIB_RM_VERSION_MISMATCH: NVML and the kernel module are of different releases */
         return status == 1 || status == 9 || status == 15 || status == 18;
+    case CUBIND_LIB_CUPTI:
+        /* CUPTI_ERROR_NOT_INITIALIZED: CUPTI could not initialize its connection to the CUDA driver */
+        /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: the driver restricts the GPU performance counters to administrators */
+        /* CUPTI_ERROR_UNKNOWN: CUPTI 13.0's answer without a driver (cuptiActivityEnable, cuptiSubscribe) */
+        return status == 15 || status == 35 || status == 999;
     default:
         return 0;
     }

@@ -81,6 +81,16 @@
 #include <nvml.h>
 #elif defined(CUBIND_TEST_MODULE_nvml)
 #include "cubind/nvml.h"
+#elif defined(CUBIND_TEST_MODULE_cupti) && defined(CUBIND_TEST_NVIDIA)
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+#elif defined(CUBIND_TEST_MODULE_cupti)
+#include "cubind/cupti.h"
 #else
 #error "define CUBIND_TEST_MODULE_<module>"
 #endif

@@ -32,6 +32,13 @@
 #include <nccl.h>
 #include <cudnn.h>
 #include <nvml.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
 #endif
 
 /* Each library's wrapper, NVIDIA's type and NVIDIA's function, side by side. */
@@ -63,6 +70,8 @@ int main(void)
     (void)&cudnnGetVersion;
     (void)&cubind_nvml_init;
     (void)&nvmlInit_v2;
+    (void)&cubind_cupti_get_result_string;
+    (void)&cuptiGetResultString;
     /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
 #if defined(__cplusplus)
     {

@@ -310,6 +310,31 @@ static int nvml_missing_call(void)
 static const int nvml_no_gpu[] = { NVML_ERROR_UNINITIALIZED, NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_GPU_IS_LOST, NVML_ERROR_LIB_RM_VERSION_MISMATCH };
 static const char *const nvml_no_gpu_names[] = { "NVML_ERROR_UNINITIALIZED", "NVML_ERROR_DRIVER_NOT_LOADED", "NVML_ERROR_GPU_IS_LOST", "NVML_ERROR_LIB_RM_VERSION_MISMATCH" };
 
+/* libcupti */
+static const char *const cupti_sonames[] = { "libcupti.so.13" };
+
+static int cupti_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cupti_get_result_string((CUptiResult)0, (const char **)(void *)scratch);
+}
+
+static int cupti_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)cubind_cupti_get_error_message((CUptiResult)0, (const char **)(void *)scratch);
+}
+
+/* The statuses libcupti documents as informational (generator/libraries.toml `informational`). */
+static const int cupti_informational[] = { CUPTI_ERROR_MAX_LIMIT_REACHED, CUPTI_ERROR_QUEUE_EMPTY, CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE };
+static const char *const cupti_informational_names[] = { "CUPTI_ERROR_MAX_LIMIT_REACHED", "CUPTI_ERROR_QUEUE_EMPTY", "CUPTI_ERROR_CUDA_COMPILER_NOT_COMPATIBLE" };
+
+/* The statuses of libcupti that can mean "no usable GPU" (generator/libraries.toml `no_gpu`). */
+static const int cupti_no_gpu[] = { CUPTI_ERROR_NOT_INITIALIZED, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, CUPTI_ERROR_UNKNOWN };
+static const char *const cupti_no_gpu_names[] = { "CUPTI_ERROR_NOT_INITIALIZED", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_UNKNOWN" };
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -325,6 +350,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublas_no_gpu, cublas_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+NULL,
     },
     {
         CUBIND_LIB_CUBLASLT, "cublasLt", "CUBIND_CUBLASLT_PATH", cublasLt_sonames, 3,
@@ -340,6 +366,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cublasLt_no_gpu, cublasLt_no_gpu_names, 1,
         CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED",
+NULL,
     },
     {
         CUBIND_LIB_CUFFT, "cufft", "CUBIND_CUFFT_PATH", cufft_sonames, 3,
@@ -355,6 +382,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cufft_no_gpu, cufft_no_gpu_names, 2,
         CUFFT_INVALID_PLAN, "CUFFT_INVALID_PLAN",
+NULL,
     },
     {
         CUBIND_LIB_CURAND, "curand", "CUBIND_CURAND_PATH", curand_sonames, 1,
@@ -370,6 +398,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         curand_no_gpu, curand_no_gpu_names, 1,
         CURAND_STATUS_VERSION_MISMATCH, "CURAND_STATUS_VERSION_MISMATCH",
+NULL,
     },
     {
         CUBIND_LIB_CUSOLVER, "cusolver", "CUBIND_CUSOLVER_PATH", cusolver_sonames, 2,
@@ -385,6 +414,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolver_no_gpu, cusolver_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+NULL,
     },
     {
         CUBIND_LIB_CUSOLVERMG, "cusolverMg", "CUBIND_CUSOLVERMG_PATH", cusolverMg_sonames, 2,
@@ -400,6 +430,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusolverMg_no_gpu, cusolverMg_no_gpu_names, 1,
         CUSOLVER_STATUS_ALLOC_FAILED, "CUSOLVER_STATUS_ALLOC_FAILED",
+NULL,
     },
     {
         CUBIND_LIB_CUSPARSE, "cusparse", "CUBIND_CUSPARSE_PATH", cusparse_sonames, 2,
@@ -415,6 +446,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         cusparse_no_gpu, cusparse_no_gpu_names, 1,
         CUSPARSE_STATUS_ALLOC_FAILED, "CUSPARSE_STATUS_ALLOC_FAILED",
+NULL,
     },
     {
         CUBIND_LIB_RUNTIME, "runtime", "CUBIND_RUNTIME_PATH", runtime_sonames, 3,
@@ -430,6 +462,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 "nvidia/cu13/lib",
         runtime_no_gpu, runtime_no_gpu_names, 8,
         cudaErrorInvalidValue, "cudaErrorInvalidValue",
+NULL,
     },
     {
         CUBIND_LIB_DRIVER, "driver", "CUBIND_DRIVER_PATH", driver_sonames, 1,
@@ -445,6 +478,7 @@ const struct cubind_test_library cubind_test_libraries[] = {
 NULL,
         driver_no_gpu, driver_no_gpu_names, 7,
         CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE",
+NULL,
     },
     {
         CUBIND_LIB_NVRTC, "nvrtc", "CUBIND_NVRTC_PATH", nvrtc_sonames, 3,
@@ -460,6 +494,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVRTC_ERROR_OUT_OF_MEMORY, "NVRTC_ERROR_OUT_OF_MEMORY",
+NULL,
     },
     {
         CUBIND_LIB_NVJITLINK, "nvjitlink", "CUBIND_NVJITLINK_PATH", nvjitlink_sonames, 2,
@@ -475,6 +510,7 @@ NULL,
 "nvidia/cu13/lib",
         NULL, NULL, 0,
         NVJITLINK_ERROR_UNRECOGNIZED_OPTION, "NVJITLINK_ERROR_UNRECOGNIZED_OPTION",
+NULL,
     },
     {
         CUBIND_LIB_NCCL, "nccl", "CUBIND_NCCL_PATH", nccl_sonames, 1,
@@ -490,6 +526,7 @@ NULL,
 "nvidia/nccl/lib",
         nccl_no_gpu, nccl_no_gpu_names, 1,
         ncclSystemError, "ncclSystemError",
+NULL,
     },
     {
         CUBIND_LIB_CUDNN, "cudnn", "CUBIND_CUDNN_PATH", cudnn_sonames, 1,
@@ -505,6 +542,7 @@ NULL,
 "nvidia/cudnn/lib",
         cudnn_no_gpu, cudnn_no_gpu_names, 2,
         CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH",
+NULL,
     },
     {
         CUBIND_LIB_NVML, "nvml", "CUBIND_NVML_PATH", nvml_sonames, 1,
@@ -520,7 +558,24 @@ NULL,
 NULL,
         nvml_no_gpu, nvml_no_gpu_names, 4,
         NVML_ERROR_INVALID_ARGUMENT, "NVML_ERROR_INVALID_ARGUMENT",
+NULL,
+    },
+    {
+        CUBIND_LIB_CUPTI, "cupti", "CUBIND_CUPTI_PATH", cupti_sonames, 1,
+        CUPTI_ERROR_NOT_INITIALIZED, "CUPTI_ERROR_NOT_INITIALIZED",
+        CUPTI_ERROR_API_NOT_IMPLEMENTED, "CUPTI_ERROR_API_NOT_IMPLEMENTED",
+        "encoded", 3, 1,
+        cupti_first_call, "cuptiGetResultString",
+        cupti_missing_call, "cuptiGetErrorMessage", "cuptiGetErrorMessage",
+        "13.0", 0, 1,
+        cupti_informational, cupti_informational_names, 3,
+        CUPTI_ERROR_INVALID_PARAMETER, "CUPTI_ERROR_INVALID_PARAMETER",
+        0,
+"nvidia/cu13/lib",
+        cupti_no_gpu, cupti_no_gpu_names, 3,
+        CUPTI_ERROR_INVALID_PARAMETER, "CUPTI_ERROR_INVALID_PARAMETER",
+"extras/CUPTI/lib64",
     },
 };
 
-const size_t cubind_test_library_count = 14;
+const size_t cubind_test_library_count = 15;

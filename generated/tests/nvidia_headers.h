@@ -34,5 +34,12 @@
 #include <nccl.h>
 #include <cudnn.h>
 #include <nvml.h>
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

@@ -31,7 +31,8 @@ typedef enum cubind_library {
     CUBIND_LIB_NCCL = 11, /* libnccl.so.2; CUBIND_NCCL_PATH */
     CUBIND_LIB_CUDNN = 12, /* libcudnn.so.9; CUBIND_CUDNN_PATH */
     CUBIND_LIB_NVML = 13, /* libnvidia-ml.so.1; CUBIND_NVML_PATH */
-    CUBIND_LIBRARY_COUNT = 14
+    CUBIND_LIB_CUPTI = 14, /* libcupti.so.13; CUBIND_CUPTI_PATH */
+    CUBIND_LIBRARY_COUNT = 15
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */

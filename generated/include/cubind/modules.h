@@ -31,5 +31,6 @@
 #include "cubind/nccl.h"
 #include "cubind/cudnn.h"
 #include "cubind/nvml.h"
+#include "cubind/cupti.h"
 
 #endif /* CUBIND_MODULES_H */
