@@ -497,8 +497,13 @@ $(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LI
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 
+# tests/gpu/cupti.c: CUPTI's activity records of a cubind program's kernel and copies (tests/gpu/cupti.sh).
+$(TEST_BUILD)/gpu/cupti: tests/gpu/cupti.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
-           gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin
+           gpu-releases $(TEST_BUILD)/gpu/no_gpu $(TEST_BUILD)/gpu/cupti test-dropin
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each older release with a
 # runtime in the releases cache, built against that release's headers and linked to its libcudart
