@@ -115,6 +115,11 @@ CASES = [
     ("nvml", "nvmlSystemGetDriverVersion", "cubind_nvml_system_get_driver_version"),
     ("nvml", "nvmlDeviceGetUUID", "cubind_nvml_device_get_uuid"),
     ("nvml", "nvmlDeviceGetCudaComputeCapability", "cubind_nvml_device_get_cuda_compute_capability"),
+    # CUPTI: acronyms (PC, HW) and a trailing CRC
+    ("cupti", "cuptiActivityGetNextRecord", "cubind_cupti_activity_get_next_record"),
+    ("cupti", "cuptiPCSamplingGetData", "cubind_cupti_pc_sampling_get_data"),
+    ("cupti", "cuptiActivityEnableHWTrace", "cubind_cupti_activity_enable_hw_trace"),
+    ("cupti", "cuptiGetCubinCrc", "cubind_cupti_get_cubin_crc"),
 ]
 
 
