@@ -329,6 +329,55 @@ static void test_host_call_succeeds(void **state)
     assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
 }
 
+/* CUPTI (libcupti.so.13 of the toolkit) without a driver: its version and its statuses' names are
+ * host answers; enabling kernel activity records and subscribing to callbacks need the driver.
+ * CUPTI 13.0 answers CUPTI_ERROR_UNKNOWN there (measured), and cubind's record names the call and
+ * says why no GPU can be used; with a GPU both succeed. */
+static void test_cupti_without_driver(void **state)
+{
+    uint32_t version = 0;
+    const char *name = NULL;
+    const cubind_error *error;
+    CUpti_SubscriberHandle subscriber = NULL;
+    CUptiResult status;
+    int gpu = gpu_present();
+    (void)state;
+    cubind_clear_error();
+    assert_int_equal(cubind_cupti_get_version(&version), CUPTI_SUCCESS);
+    assert_int_equal(version, CUPTI_API_VERSION); /* the headers' API version: libcupti.so.13 of 13.0 */
+    assert_int_equal(cubind_cupti_get_result_string(CUPTI_ERROR_NOT_INITIALIZED, &name), CUPTI_SUCCESS);
+    assert_string_equal(name, "CUPTI_ERROR_NOT_INITIALIZED");
+    assert_string_equal(cubind_status_name(CUBIND_LIB_CUPTI, CUPTI_ERROR_NOT_INITIALIZED), name);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
+
+    status = cubind_cupti_activity_enable(CUPTI_ACTIVITY_KIND_KERNEL);
+    error = cubind_last_error();
+    if (gpu) {
+        assert_int_equal(status, CUPTI_SUCCESS);
+        assert_int_equal(cubind_cupti_activity_disable(CUPTI_ACTIVITY_KIND_KERNEL), CUPTI_SUCCESS);
+    } else {
+        assert_int_equal(status, CUPTI_ERROR_UNKNOWN);
+        assert_int_equal(error->kind, CUBIND_ERROR_STATUS);
+        assert_int_equal(error->library, CUBIND_LIB_CUPTI);
+        assert_int_equal(error->status, CUPTI_ERROR_UNKNOWN);
+        assert_string_equal(error->function, "cuptiActivityEnable");
+        assert_string_equal(error->status_name, "CUPTI_ERROR_UNKNOWN");
+        /* the status is one of CUPTI's no_gpu statuses: after the status, the message says why no
+         * GPU can be used ("...UNKNOWN (999): no CUDA driver: ...") */
+        assert_non_null(strstr(error->message, "CUPTI_ERROR_UNKNOWN (999): "));
+    }
+    cubind_clear_error();
+    status = cubind_cupti_subscribe(&subscriber, NULL, NULL);
+    if (gpu) {
+        assert_int_equal(status, CUPTI_SUCCESS);
+        assert_int_equal(cubind_cupti_unsubscribe(subscriber), CUPTI_SUCCESS);
+    } else {
+        assert_int_equal(status, CUPTI_ERROR_UNKNOWN);
+        assert_string_equal(cubind_last_error()->function, "cuptiSubscribe");
+        assert_non_null(strstr(cubind_last_error()->message, "CUPTI_ERROR_UNKNOWN (999): "));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_missing_symbol_call),
         cmocka_unit_test(test_handle_creation),
         cmocka_unit_test(test_host_call_succeeds),
+        cmocka_unit_test(test_cupti_without_driver),
     };
     return cmocka_run_group_tests_name("real CUDA libraries", tests, NULL, NULL);
 }

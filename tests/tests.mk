@@ -539,8 +539,13 @@ $(TEST_BUILD)/gpu/no_gpu: tests/gpu/no_gpu.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LI
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 
+# tests/gpu/cupti.c: CUPTI's activity records of a cubind program's kernel and copies (tests/gpu/cupti.sh).
+$(TEST_BUILD)/gpu/cupti: tests/gpu/cupti.c $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include $< -o $@ -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+
 gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examples $(MOCK_DIR)/environment.txt \
-           gpu-releases $(TEST_BUILD)/gpu/no_gpu test-dropin gpu-toolkit
+           gpu-releases $(TEST_BUILD)/gpu/no_gpu $(TEST_BUILD)/gpu/cupti test-dropin gpu-toolkit
 
 # tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
 # JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has

@@ -122,6 +122,11 @@ CASES = [
     ("nvfatbin", "nvFatbinAddLTOIR", "cubind_nvfatbin_add_ltoir"),
     ("nvjpeg", "nvjpegCreateSimple", "cubind_nvjpeg_create_simple"),
     ("nvjpeg", "nvjpegDecode", "cubind_nvjpeg_decode"),
+    # CUPTI: acronyms (PC, HW) and a trailing CRC
+    ("cupti", "cuptiActivityGetNextRecord", "cubind_cupti_activity_get_next_record"),
+    ("cupti", "cuptiPCSamplingGetData", "cubind_cupti_pc_sampling_get_data"),
+    ("cupti", "cuptiActivityEnableHWTrace", "cubind_cupti_activity_enable_hw_trace"),
+    ("cupti", "cuptiGetCubinCrc", "cubind_cupti_get_cubin_crc"),
 ]
 
 

@@ -56,6 +56,7 @@ step sh "$(dirname "$0")/releases.sh" "$build"
 step sh "$(dirname "$0")/dropin.sh" "$build"
 step sh "$(dirname "$0")/toolkit.sh" "$build"
 step sh "$(dirname "$0")/cplusplus.sh" "$build"
+step sh "$(dirname "$0")/cupti.sh" "$build"
 # The machine as the probe sees it (issue 19): every copy, with and without the Python places, its
 # JSON against the schema; the driver and GPU facts against nvidia-smi's; every library's copy
 # against cuda-pathfinder's choice (the Python on PATH has it); the NVML stub refused; no GPU said
