@@ -2069,6 +2069,314 @@ pub struct cusparseMatDescr {
     _unused: [u8; 0],
 }
 pub type cusparseMatDescr_t = *mut cusparseMatDescr;
+pub type CUdevice_v1 = c_int;
+pub type CUdevice = CUdevice_v1;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUctx_st {
+    _unused: [u8; 0],
+}
+pub type CUcontext = *mut CUctx_st;
+pub type CUevent = *mut CUevent_st;
+pub type CUstream = *mut CUstream_st;
+pub type CUgraph = *mut CUgraph_st;
+pub type CUgraphNode = *mut CUgraphNode_st;
+pub type CUgraphExec = *mut CUgraphExec_st;
+pub type CUgraphDeviceNode = *mut CUgraphDeviceUpdatableNode_st;
+pub type CUdevice_attribute_enum = c_uint;
+pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: CUdevice_attribute = 1;
+pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: CUdevice_attribute = 2;
+pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: CUdevice_attribute = 3;
+pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: CUdevice_attribute = 4;
+pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: CUdevice_attribute = 5;
+pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: CUdevice_attribute = 6;
+pub const CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: CUdevice_attribute = 7;
+pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute = 8;
+pub const CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute = 8;
+pub const CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: CUdevice_attribute = 9;
+pub const CU_DEVICE_ATTRIBUTE_WARP_SIZE: CUdevice_attribute = 10;
+pub const CU_DEVICE_ATTRIBUTE_MAX_PITCH: CUdevice_attribute = 11;
+pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: CUdevice_attribute = 12;
+pub const CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK: CUdevice_attribute = 12;
+pub const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: CUdevice_attribute = 13;
+pub const CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: CUdevice_attribute = 14;
+pub const CU_DEVICE_ATTRIBUTE_GPU_OVERLAP: CUdevice_attribute = 15;
+pub const CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: CUdevice_attribute = 16;
+pub const CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: CUdevice_attribute = 17;
+pub const CU_DEVICE_ATTRIBUTE_INTEGRATED: CUdevice_attribute = 18;
+pub const CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: CUdevice_attribute = 19;
+pub const CU_DEVICE_ATTRIBUTE_COMPUTE_MODE: CUdevice_attribute = 20;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH: CUdevice_attribute = 21;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH: CUdevice_attribute = 22;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT: CUdevice_attribute = 23;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH: CUdevice_attribute = 24;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT: CUdevice_attribute = 25;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH: CUdevice_attribute = 26;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH: CUdevice_attribute = 27;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT: CUdevice_attribute = 28;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS: CUdevice_attribute = 29;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_WIDTH: CUdevice_attribute = 27;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_HEIGHT: CUdevice_attribute = 28;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_ARRAY_NUMSLICES: CUdevice_attribute = 29;
+pub const CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT: CUdevice_attribute = 30;
+pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: CUdevice_attribute = 31;
+pub const CU_DEVICE_ATTRIBUTE_ECC_ENABLED: CUdevice_attribute = 32;
+pub const CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: CUdevice_attribute = 33;
+pub const CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: CUdevice_attribute = 34;
+pub const CU_DEVICE_ATTRIBUTE_TCC_DRIVER: CUdevice_attribute = 35;
+pub const CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: CUdevice_attribute = 36;
+pub const CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: CUdevice_attribute = 37;
+pub const CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: CUdevice_attribute = 38;
+pub const CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: CUdevice_attribute = 39;
+pub const CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: CUdevice_attribute = 40;
+pub const CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: CUdevice_attribute = 41;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH: CUdevice_attribute = 42;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS: CUdevice_attribute = 43;
+pub const CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER: CUdevice_attribute = 44;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH: CUdevice_attribute = 45;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT: CUdevice_attribute = 46;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE: CUdevice_attribute = 47;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE: CUdevice_attribute = 48;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE: CUdevice_attribute = 49;
+pub const CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: CUdevice_attribute = 50;
+pub const CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: CUdevice_attribute = 51;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH: CUdevice_attribute = 52;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH: CUdevice_attribute = 53;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS: CUdevice_attribute = 54;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH: CUdevice_attribute = 55;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH: CUdevice_attribute = 56;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT: CUdevice_attribute = 57;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH: CUdevice_attribute = 58;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT: CUdevice_attribute = 59;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH: CUdevice_attribute = 60;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH: CUdevice_attribute = 61;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS: CUdevice_attribute = 62;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH: CUdevice_attribute = 63;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT: CUdevice_attribute = 64;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS: CUdevice_attribute = 65;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH: CUdevice_attribute = 66;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH: CUdevice_attribute = 67;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS: CUdevice_attribute = 68;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH: CUdevice_attribute = 69;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH: CUdevice_attribute = 70;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT: CUdevice_attribute = 71;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH: CUdevice_attribute = 72;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH: CUdevice_attribute = 73;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT: CUdevice_attribute = 74;
+pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: CUdevice_attribute = 75;
+pub const CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: CUdevice_attribute = 76;
+pub const CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH: CUdevice_attribute = 77;
+pub const CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: CUdevice_attribute = 78;
+pub const CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED: CUdevice_attribute = 79;
+pub const CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED: CUdevice_attribute = 80;
+pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: CUdevice_attribute = 81;
+pub const CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: CUdevice_attribute = 82;
+pub const CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: CUdevice_attribute = 83;
+pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD: CUdevice_attribute = 84;
+pub const CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID: CUdevice_attribute = 85;
+pub const CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute = 86;
+pub const CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO: CUdevice_attribute = 87;
+pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: CUdevice_attribute = 88;
+pub const CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: CUdevice_attribute = 89;
+pub const CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED: CUdevice_attribute = 90;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: CUdevice_attribute = 91;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUdevice_attribute = 92;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: CUdevice_attribute = 93;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: CUdevice_attribute = 94;
+pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: CUdevice_attribute = 95;
+pub const CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: CUdevice_attribute = 96;
+pub const CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: CUdevice_attribute = 97;
+pub const CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: CUdevice_attribute = 98;
+pub const CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: CUdevice_attribute = 99;
+pub const CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: CUdevice_attribute = 100;
+pub const CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: CUdevice_attribute = 101;
+pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED: CUdevice_attribute = 102;
+pub const CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute = 102;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: CUdevice_attribute = 103;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: CUdevice_attribute = 104;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: CUdevice_attribute = 105;
+pub const CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: CUdevice_attribute = 106;
+pub const CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: CUdevice_attribute = 107;
+pub const CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: CUdevice_attribute = 108;
+pub const CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: CUdevice_attribute = 109;
+pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: CUdevice_attribute = 110;
+pub const CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: CUdevice_attribute = 111;
+pub const CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: CUdevice_attribute = 112;
+pub const CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: CUdevice_attribute = 113;
+pub const CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: CUdevice_attribute = 114;
+pub const CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: CUdevice_attribute = 115;
+pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: CUdevice_attribute = 116;
+pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: CUdevice_attribute = 117;
+pub const CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: CUdevice_attribute = 118;
+pub const CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: CUdevice_attribute = 119;
+pub const CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: CUdevice_attribute = 120;
+pub const CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED: CUdevice_attribute = 121;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: CUdevice_attribute = 122;
+pub const CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: CUdevice_attribute = 123;
+pub const CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: CUdevice_attribute = 124;
+pub const CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: CUdevice_attribute = 125;
+pub const CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: CUdevice_attribute = 126;
+pub const CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: CUdevice_attribute = 127;
+pub const CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: CUdevice_attribute = 128;
+pub const CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS: CUdevice_attribute = 129;
+pub const CU_DEVICE_ATTRIBUTE_NUMA_CONFIG: CUdevice_attribute = 130;
+pub const CU_DEVICE_ATTRIBUTE_NUMA_ID: CUdevice_attribute = 131;
+pub const CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED: CUdevice_attribute = 132;
+pub const CU_DEVICE_ATTRIBUTE_MPS_ENABLED: CUdevice_attribute = 133;
+pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID: CUdevice_attribute = 134;
+pub const CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED: CUdevice_attribute = 135;
+pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK: CUdevice_attribute = 136;
+pub const CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH: CUdevice_attribute = 137;
+pub const CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED: CUdevice_attribute = 138;
+pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID: CUdevice_attribute = 139;
+pub const CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID: CUdevice_attribute = 140;
+pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute = 141;
+pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED: CUdevice_attribute = 142;
+pub const CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED: CUdevice_attribute = 143;
+pub const CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED: CUdevice_attribute = 144;
+pub const CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: CUdevice_attribute = 145;
+pub const CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED: CUdevice_attribute = 146;
+pub const CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED: CUdevice_attribute = 147;
+pub const CU_DEVICE_ATTRIBUTE_MAX: CUdevice_attribute = 148;
+pub type CUdevice_attribute = CUdevice_attribute_enum;
+pub type CUaccessProperty_enum = c_uint;
+pub const CU_ACCESS_PROPERTY_NORMAL: CUaccessProperty = 0;
+pub const CU_ACCESS_PROPERTY_STREAMING: CUaccessProperty = 1;
+pub const CU_ACCESS_PROPERTY_PERSISTING: CUaccessProperty = 2;
+pub type CUaccessProperty = CUaccessProperty_enum;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUaccessPolicyWindow_st {
+    pub base_ptr: *mut c_void,
+    pub num_bytes: usize,
+    pub hitRatio: c_float,
+    pub hitProp: CUaccessProperty,
+    pub missProp: CUaccessProperty,
+}
+pub type CUaccessPolicyWindow_v1 = CUaccessPolicyWindow_st;
+pub type CUaccessPolicyWindow = CUaccessPolicyWindow_v1;
+pub type CUgraphNodeType_enum = c_uint;
+pub const CU_GRAPH_NODE_TYPE_KERNEL: CUgraphNodeType = 0;
+pub const CU_GRAPH_NODE_TYPE_MEMCPY: CUgraphNodeType = 1;
+pub const CU_GRAPH_NODE_TYPE_MEMSET: CUgraphNodeType = 2;
+pub const CU_GRAPH_NODE_TYPE_HOST: CUgraphNodeType = 3;
+pub const CU_GRAPH_NODE_TYPE_GRAPH: CUgraphNodeType = 4;
+pub const CU_GRAPH_NODE_TYPE_EMPTY: CUgraphNodeType = 5;
+pub const CU_GRAPH_NODE_TYPE_WAIT_EVENT: CUgraphNodeType = 6;
+pub const CU_GRAPH_NODE_TYPE_EVENT_RECORD: CUgraphNodeType = 7;
+pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: CUgraphNodeType = 8;
+pub const CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: CUgraphNodeType = 9;
+pub const CU_GRAPH_NODE_TYPE_MEM_ALLOC: CUgraphNodeType = 10;
+pub const CU_GRAPH_NODE_TYPE_MEM_FREE: CUgraphNodeType = 11;
+pub const CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: CUgraphNodeType = 12;
+pub const CU_GRAPH_NODE_TYPE_CONDITIONAL: CUgraphNodeType = 13;
+pub type CUgraphNodeType = CUgraphNodeType_enum;
+pub type CUsynchronizationPolicy_enum = c_uint;
+pub const CU_SYNC_POLICY_AUTO: CUsynchronizationPolicy = 1;
+pub const CU_SYNC_POLICY_SPIN: CUsynchronizationPolicy = 2;
+pub const CU_SYNC_POLICY_YIELD: CUsynchronizationPolicy = 3;
+pub const CU_SYNC_POLICY_BLOCKING_SYNC: CUsynchronizationPolicy = 4;
+pub type CUsynchronizationPolicy = CUsynchronizationPolicy_enum;
+pub type CUclusterSchedulingPolicy_enum = c_uint;
+pub const CU_CLUSTER_SCHEDULING_POLICY_DEFAULT: CUclusterSchedulingPolicy = 0;
+pub const CU_CLUSTER_SCHEDULING_POLICY_SPREAD: CUclusterSchedulingPolicy = 1;
+pub const CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING: CUclusterSchedulingPolicy = 2;
+pub type CUclusterSchedulingPolicy = CUclusterSchedulingPolicy_enum;
+pub type CUlaunchMemSyncDomain_enum = c_uint;
+pub const CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT: CUlaunchMemSyncDomain = 0;
+pub const CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE: CUlaunchMemSyncDomain = 1;
+pub type CUlaunchMemSyncDomain = CUlaunchMemSyncDomain_enum;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchMemSyncDomainMap_st {
+    pub default_: c_uchar,
+    pub remote: c_uchar,
+}
+pub type CUlaunchMemSyncDomainMap = CUlaunchMemSyncDomainMap_st;
+pub type CUlaunchAttributeID_enum = c_uint;
+pub const CU_LAUNCH_ATTRIBUTE_IGNORE: CUlaunchAttributeID = 0;
+pub const CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID = 1;
+pub const CU_LAUNCH_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID = 2;
+pub const CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID = 3;
+pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID = 4;
+pub const CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID = 5;
+pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: CUlaunchAttributeID = 6;
+pub const CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT: CUlaunchAttributeID = 7;
+pub const CU_LAUNCH_ATTRIBUTE_PRIORITY: CUlaunchAttributeID = 8;
+pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID = 9;
+pub const CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID = 10;
+pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID = 11;
+pub const CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT: CUlaunchAttributeID = 12;
+pub const CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID = 13;
+pub const CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID = 14;
+pub const CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING: CUlaunchAttributeID = 16;
+pub type CUlaunchAttributeID = CUlaunchAttributeID_enum;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchAttributeValue_union_clusterDim {
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchAttributeValue_union_programmaticEvent {
+    pub event: CUevent,
+    pub flags: c_int,
+    pub triggerAtBlockStart: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchAttributeValue_union_launchCompletionEvent {
+    pub event: CUevent,
+    pub flags: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchAttributeValue_union_preferredClusterDim {
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
+    pub deviceUpdatable: c_int,
+    pub devNode: CUgraphDeviceNode,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union CUlaunchAttributeValue_union {
+    pub pad: [c_char; 64],
+    pub accessPolicyWindow: CUaccessPolicyWindow,
+    pub cooperative: c_int,
+    pub syncPolicy: CUsynchronizationPolicy,
+    pub clusterDim: CUlaunchAttributeValue_union_clusterDim,
+    pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
+    pub programmaticStreamSerializationAllowed: c_int,
+    pub programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent,
+    pub launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent,
+    pub priority: c_int,
+    pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
+    pub memSyncDomain: CUlaunchMemSyncDomain,
+    pub preferredClusterDim: CUlaunchAttributeValue_union_preferredClusterDim,
+    pub deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode,
+    pub sharedMemCarveout: c_uint,
+    pub nvlinkUtilCentricScheduling: c_uint,
+}
+pub type CUlaunchAttributeValue = CUlaunchAttributeValue_union;
+pub type CUstreamAttrID = CUlaunchAttributeID;
+pub type CUstreamAttrValue_v1 = CUlaunchAttributeValue;
+pub type CUstreamAttrValue = CUstreamAttrValue_v1;
 pub const CUBIND_ERROR_MESSAGE_MAX: c_int = 4096;
 pub const CUBIND_GPU_NAME_MAX: c_int = 96;
 pub const CUBIND_GPU_UUID_MAX: c_int = 96;
@@ -2097,7 +2405,8 @@ pub const CUBIND_LIB_NVML: cubind_library = 13;
 pub const CUBIND_LIB_NVVM: cubind_library = 14;
 pub const CUBIND_LIB_NVFATBIN: cubind_library = 15;
 pub const CUBIND_LIB_NVJPEG: cubind_library = 16;
-pub const CUBIND_LIBRARY_COUNT: cubind_library = 17;
+pub const CUBIND_LIB_CUPTI: cubind_library = 17;
+pub const CUBIND_LIBRARY_COUNT: cubind_library = 18;
 
 /// What went wrong in the last failed cubind call of this thread.
 pub type cubind_error_kind = c_uint;
@@ -2409,6 +2718,9 @@ const _: () = assert!(::std::mem::size_of::<cudaLaunchAttribute_st>() == 72 && :
 const _: () = assert!(::std::mem::size_of::<cudaLaunchConfig_st>() == 56 && ::std::mem::align_of::<cudaLaunchConfig_st>() == 8);
 const _: () = assert!(::std::mem::size_of::<cudaAsyncNotificationInfo>() == 16 && ::std::mem::align_of::<cudaAsyncNotificationInfo>() == 8);
 const _: () = assert!(::std::mem::size_of::<cudaTextureDesc>() == 72 && ::std::mem::align_of::<cudaTextureDesc>() == 4);
+const _: () = assert!(::std::mem::size_of::<CUaccessPolicyWindow_st>() == 32 && ::std::mem::align_of::<CUaccessPolicyWindow_st>() == 8);
+const _: () = assert!(::std::mem::size_of::<CUlaunchMemSyncDomainMap_st>() == 2 && ::std::mem::align_of::<CUlaunchMemSyncDomainMap_st>() == 1);
+const _: () = assert!(::std::mem::size_of::<CUlaunchAttributeValue_union>() == 64 && ::std::mem::align_of::<CUlaunchAttributeValue_union>() == 8);
 
 extern "C" {
     /// cubind_load - open a library now rather than on its first call.

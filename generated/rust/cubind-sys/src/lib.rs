@@ -28,7 +28,8 @@
 //! `nvml` (325 functions),
 //! `nvvm` (13 functions),
 //! `nvfatbin` (9 functions),
-//! `nvjpeg` (78 functions).
+//! `nvjpeg` (78 functions),
+//! `cupti` (165 functions).
 //! The types and constants several libraries share, and cubind's own API, are always declared.
 //! Doc comments say which NVIDIA function a wrapper calls, since which CUDA release it exists (the
 //! oldest of the releases these bindings read that declares it: 13.0, 12.5, 12.4, 11.8; it may be
@@ -124,3 +125,8 @@ pub use nvfatbin::*;
 mod nvjpeg;
 #[cfg(feature = "nvjpeg")]
 pub use nvjpeg::*;
+
+#[cfg(feature = "cupti")]
+mod cupti;
+#[cfg(feature = "cupti")]
+pub use cupti::*;
