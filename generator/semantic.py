@@ -56,7 +56,7 @@ def attach(ir: dict, mappings: tuple[dict, ...], facts: dict[tuple[str, str], di
             entry = facts.get((f["name"], release))
             if entry is None:
                 raise IRError(f"{where}: CUDA {release}'s headers declare no {m['entry']}")
-            if d.get("action") != Action.REFUSE.value:
+            if d.get("action") not in (Action.REFUSE.value, Action.SEMANTIC.value):
                 raise IRError(f"{where}: the function is callable there ({d.get('action')}); no mapping is needed")
             if len(m["args"]) != len(entry["params"]):
                 raise IRError(f"{where}: {m['entry']} takes {len(entry['params'])} parameters in CUDA {release}, "

@@ -66,6 +66,7 @@ def _runtime_function(name: str) -> dict:
 def test_a_mapping_that_does_not_fit_is_rejected() -> None:
     ir = {"functions": [_runtime_function("cudaMemPrefetchAsync")]}
     ir["functions"][0]["releases"]["11.8"].pop("semantic", None)
+    ir["functions"][0]["releases"]["11.8"]["action"] = "refuse"  # as release_compare.py leaves it
     entry = {("cudaMemPrefetchAsync", "11.8"): {"entry": "cudaMemPrefetchAsync", "result": "enum cudaError",
                                                 "params": ["const void *", "unsigned long", "int", "struct CUstream_st *"]}}
     good = next(m for m in CONFIG.semantic if m["function"] == "cudaMemPrefetchAsync")
@@ -78,7 +79,7 @@ def test_a_mapping_that_does_not_fit_is_rejected() -> None:
     with pytest.raises(IRError, match="declare no"):
         semantic.attach(copy.deepcopy(ir), (good,), {})
     callable_there = copy.deepcopy(ir)
-    callable_there["functions"][0]["releases"]["11.8"]["compat"] = "identical"
+    callable_there["functions"][0]["releases"]["11.8"].update(compat="identical", action="call")
     with pytest.raises(IRError, match="callable there"):
         semantic.attach(callable_there, (good,), entry)
 
