@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,25 +144,8 @@ def _include_dirs(config: config_module.Config, extra: tuple[Path, ...], cuda_pa
     if unit.headers_release is None:
         return (*extra, *(Path(d) for d in unit.include_dirs), cuda_path / "include")
     release_dir = release_headers.include_dir(cache, config.release(unit.headers_release))
-    own = _unit_header_links(release_dir, unit)
+    own = release_headers.unit_header_links(release_dir, unit)
     return (*extra, *(Path(d) for d in unit.include_dirs), own, cuda_path / "include", release_dir)
-
-
-def _unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
-    """<release>/unit-headers/<unit>: a link to each of the unit's headers that `release_dir` holds
-    (made once, atomically: parallel parses and generators may ask at once)."""
-    folder = release_dir.parent / "unit-headers" / unit.name
-    for header in unit.headers:
-        target = release_dir / header
-        link = folder / header
-        if not target.is_file() or (link.is_symlink() and link.resolve() == target.resolve()):
-            continue
-        link.parent.mkdir(parents=True, exist_ok=True)
-        temporary = link.with_name(f".{link.name}.{os.getpid()}")
-        temporary.unlink(missing_ok=True)
-        temporary.symlink_to(target)
-        os.replace(temporary, link)
-    return folder
 
 
 def _stage1(config: config_module.Config, extra: tuple[Path, ...], cuda_path: Path, cache: Path, task: _Task) -> Any:

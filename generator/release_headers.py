@@ -6,6 +6,8 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      one line per package to fetch, tab-separated:
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
+    python3 -m generator.release_headers unit-includes      -idirafter flags of the units whose headers are an
+                                                     older release's (their links folders, made)
     python3 -m generator.release_headers names              the configured older releases, newest first, one a line
     python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
@@ -93,6 +95,34 @@ def census_table(irs: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
+    """<release>/unit-headers/<unit>: a copy of each of the unit's headers that `release_dir` holds
+    (copies, not symbolic links: gcc resolves a link and would look beside its target for the
+    header's quoted includes; made atomically, as parallel parses and generators may ask at once)."""
+    folder = release_dir.parent / "unit-headers" / unit.name
+    for header in unit.headers:
+        target = release_dir / header
+        copy = folder / header
+        if not target.is_file():
+            continue
+        data = target.read_bytes()
+        if copy.is_file() and not copy.is_symlink() and copy.read_bytes() == data:
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        temporary = copy.with_name(f".{copy.name}.{os.getpid()}")
+        temporary.write_bytes(data)
+        os.replace(temporary, copy)
+    return folder
+
+
+def unit_includes(config: Config, cache: Path) -> list[str]:
+    """-idirafter flags for a compiler building against NVIDIA's headers where the toolkit lacks a
+    unit's (headers_release: nvml.h, nvjpeg.h): each unit's own headers from a folder of links, so
+    that what they include by a quoted name is the toolkit's, never the older release's."""
+    return [f"-idirafter {unit_header_links(include_dir(cache, config.release(u.headers_release)), u)}"
+            for u in config.units if u.headers_release is not None]
+
+
 def main(argv: list[str]) -> int:
     config = config_module.load()
     if argv == ["cache"]:
@@ -100,6 +130,9 @@ def main(argv: list[str]) -> int:
         return 0
     if len(argv) == 2 and argv[0] == "plan" and argv[1] in SETS:
         print("\n".join(plan(config, argv[1])))
+        return 0
+    if argv == ["unit-includes"]:
+        print(" ".join(unit_includes(config, cache_root())))
         return 0
     if argv == ["names"]:
         print("\n".join(r.name for r in config.releases))

@@ -31,7 +31,9 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
 # NVIDIA headers the toolkit lacks, from a release's include dir in the releases cache (nvml.h:
 # generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
-NVIDIA_EXTRA_INCLUDES = $(foreach r,$(CUBIND_HEADER_RELEASES),-idirafter $(RELEASES_CACHE)/$(r)/include)
+# the headers of units the toolkit lacks (nvml.h, nvjpeg.h: an older release's), each from a folder of
+# links that holds only them, so that their quoted includes find the toolkit's headers
+NVIDIA_EXTRA_INCLUDES = $(shell $(PYTHON) -m generator.release_headers unit-includes)
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
