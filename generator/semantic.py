@@ -62,7 +62,8 @@ def attach(ir: dict, mappings: tuple[dict, ...], facts: dict[tuple[str, str], di
                 raise IRError(f"{where}: {m['entry']} takes {len(entry['params'])} parameters in CUDA {release}, "
                               f"the mapping gives {len(m['args'])}")
             _check_names(m, f, where)
-            d["semantic"] = {**entry, "args": m["args"], "require": m.get("require", []), "after": m.get("after", [])}
+            d["semantic"] = {**entry, "args": m["args"], "require": m.get("require", []), "after": m.get("after", []),
+                             "status_map": m.get("status_map", [])}
             # the IR states the action once (release_actions): called, through m["entry"]
             d["action"], d["call_symbol"] = Action.SEMANTIC.value, m["entry"]
 
@@ -141,6 +142,11 @@ class SemanticAdapter:
     scalars: list[Scalar]
     after: list[After]
     reason: str
+    # (status, status, pointer or ""): an answer of the entry point that the newest form gives otherwise,
+    # taken as the second, with the pointer's target set to NULL (11.8's cudaGetDriverEntryPoint
+    # answers cudaErrorSymbolNotFound where the newest form answers cudaSuccess and says so in
+    # driverStatus); applied before `after`
+    status_map: list[tuple[str, str, str]] = field(default_factory=list)
     conversions: list = field(default_factory=list)  # none: release_calls' record adapters have them
     semantic: bool = True
 
@@ -258,10 +264,14 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
         after.append(After(f"{p} != NULL", statements, a.get("always", False)))
     conditions = [c.reason for c in checks] + [sc.reason for sc in scalars]
     unless = f"; refused, writing nothing, when {'; or when '.join(conditions)}" if conditions else ""
-    reason = (f"the CUDA {newest} form does not exist ({d.get('reason') or 'another signature'}): called through "
+    reason = (f"{d.get('reason') or f'the CUDA {newest} form does not exist'}: called through "
               f"{s['entry']}, which does the same for the arguments it can take{unless}")
+    status_map = [(m["from"], m["to"], m.get("clear", "")) for m in s.get("status_map", [])]
+    if status_map:
+        reason += "; " + "; ".join(f"its {a} is the newest form's {b}" + (f" (with *{c} NULL)" if c else "")
+                                   for a, b, c in status_map)
     return SemanticAdapter(index, f, release, s["entry"], function_index, s["result"], s["params"], args, locals_,
-                           captures, checks, scalars, after, reason)
+                           captures, checks, scalars, after, reason, status_map)
 
 
 def _value(v: str | dict) -> str:

@@ -35,10 +35,20 @@ static const char *toolkit_root(void)
     return getenv("CUDA_PATH") != NULL ? getenv("CUDA_PATH") : "/usr/local/cuda";
 }
 
+/* A file of a major newer than every release the bindings read (CUDA 13.0's libnvjpeg.so.13, whose
+ * headers cubind read from 12.4): refused by design (docs/releases.md), with that reason. */
+static int refused_as_newer(cubind_library library)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    return cubind_library_info(library, &info) == CUBIND_ERROR_LIBRARY_NOT_FOUND && info.error != NULL &&
+           strstr(info.error, "is newer than every release these bindings know") != NULL;
+}
+
 static int expected_present(const struct cubind_test_library *t)
 {
     const char *root = toolkit_root();
     size_t i;
+
     for (i = 0; i < t->soname_count; ++i) {
         char path[4096];
         void *handle = dlopen(t->sonames[i], RTLD_NOW | RTLD_LOCAL);
@@ -118,6 +128,10 @@ static void test_versions_match_file_names_and_headers(void **state)
         int header[3] = {-1, -1, -1};
         int n_soname, n_file, n_header, parts = t->version_parts ? t->version_parts : 3;
         print_message("%-11s ", t->name);
+        if (refused_as_newer(t->library)) {
+            print_message("refused: a major newer than the releases read (CUBIND_ALLOW_NEWER_MAJOR=1 calls it)\n");
+            continue;
+        }
         if (!expected_present(t)) {
             /* not on this machine: not found, and the record lists every place tried */
             assert_int_equal(cubind_library_info(t->library, &info), CUBIND_ERROR_LIBRARY_NOT_FOUND);
@@ -141,8 +155,12 @@ static void test_versions_match_file_names_and_headers(void **state)
         assert_true(n_file >= 1);
         for (i = 0; i < n_soname && t->soname_versioned; ++i)
             assert_int_equal(version[i], from_soname[i]);
-        for (i = 0; i < n_file && i < parts && t->soname_versioned; ++i)
-            assert_int_equal(version[i], from_file[i]);
+        /* a file name that extends the soname (libcublas.so.13.1.0.3) carries the version; another
+         * (CUPTI 13.0's libcupti.so.2025.3.1, numbered by its year) does not */
+        if (strncmp(strrchr(info.real_path, '/') != NULL ? strrchr(info.real_path, '/') + 1 : info.real_path, info.soname,
+                    strlen(info.soname)) == 0)
+            for (i = 0; i < n_file && i < parts && t->soname_versioned; ++i)
+                assert_int_equal(version[i], from_file[i]);
         /* A version asked of the library has the parts its kind of query gives (13.0 from
          * cudaRuntimeGetVersion, 2.28.9 from ncclGetVersion); one read from a file name
          * (libcusolverMg) has those the name has. */
@@ -202,7 +220,7 @@ static void test_missing_functions_are_really_missing(void **state)
     for (lib = 0; lib < cubind_test_library_count; ++lib) {
         struct cubind_library_info info = {.size = sizeof info};
         void *handle;
-        if (!expected_present(&cubind_test_libraries[lib]))
+        if (!expected_present(&cubind_test_libraries[lib]) || refused_as_newer(cubind_test_libraries[lib].library))
             continue;
         assert_int_equal(cubind_library_info(cubind_test_libraries[lib].library, &info), CUBIND_OK);
         handle = dlopen(info.path, RTLD_NOW | RTLD_NOLOAD);

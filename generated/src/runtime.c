@@ -16829,6 +16829,11 @@ static cudaError_t adapter_64(const char *symbol, void **funcPtr, unsigned long 
     adapter_64_fn cubind_fn = (adapter_64_fn)atomic_load_explicit(&adapter_64_target, memory_order_acquire);
     cudaError_t cubind_result;
     cubind_result = (cudaError_t)cubind_fn((const char *)symbol, (void **)funcPtr, (unsigned long long)flags);
+    if (cubind_result == cudaErrorSymbolNotFound) {
+        if (funcPtr != NULL)
+            *funcPtr = NULL;
+        cubind_result = cudaSuccess;
+    }
     if (driverStatus != NULL && cubind_result == cudaSuccess) {
         *driverStatus = (funcPtr != NULL && *funcPtr != NULL) ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
     }
@@ -17063,10 +17068,10 @@ const struct cubind__runtime_releases {
         char s8[17];
         char s9[28];
         char s10[28];
-        char s11[208];
+        char s11[172];
         char s12[39];
         char s13[36];
-        char s14[326];
+        char s14[290];
         char s15[25];
         char s16[138];
         char s17[138];
@@ -17089,10 +17094,10 @@ const struct cubind__runtime_releases {
         char s34[128];
         char s35[24];
         char s36[21];
-        char s37[402];
+        char s37[366];
         char s38[17];
         char s39[14];
-        char s40[377];
+        char s40[341];
         char s41[18];
         char s42[137];
         char s43[146];
@@ -17120,34 +17125,34 @@ const struct cubind__runtime_releases {
         char s65[31];
         char s66[21];
         char s67[18];
-        char s68[198];
+        char s68[162];
         char s69[32];
         char s70[29];
-        char s71[209];
+        char s71[173];
         char s72[34];
         char s73[31];
-        char s74[211];
+        char s74[175];
         char s75[28];
         char s76[25];
-        char s77[309];
+        char s77[273];
         char s78[31];
         char s79[28];
-        char s80[312];
+        char s80[276];
         char s81[30];
-        char s82[210];
+        char s82[174];
         char s83[20];
-        char s84[200];
+        char s84[164];
         char s85[20];
-        char s86[572];
-        char s87[572];
+        char s86[536];
+        char s87[536];
         char s88[23];
-        char s89[578];
-        char s90[578];
+        char s89[542];
+        char s90[542];
         char s91[27];
-        char s92[586];
-        char s93[586];
+        char s92[550];
+        char s93[550];
         char s94[24];
-        char s95[204];
+        char s95[251];
         char s96[100];
     } strings;
 } cubind__runtime_releases = {
@@ -17672,10 +17677,10 @@ const struct cubind__runtime_releases {
         "cudaChooseDevice",
         "cudaStreamGetCaptureInfo_v3",
         "cudaStreamGetCaptureInfo_v2",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0): called through cudaStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: called through cudaStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
         "cudaStreamUpdateCaptureDependencies_v2",
         "cudaStreamUpdateCaptureDependencies",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaImportExternalMemory",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.5, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.4, 104 in CUDA 13.0: called through an adapter that converts it field by field",
@@ -17698,10 +17703,10 @@ const struct cubind__runtime_releases {
         "struct cudaFuncAttributes is 56 bytes in CUDA 11.8, 144 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaMemPrefetchAsync_v2",
         "cudaMemPrefetchAsync",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
         "cudaMemAdvise_v2",
         "cudaMemAdvise",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0): called through cudaMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
+        "the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0: called through cudaMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
         "cudaMemPoolCreate",
         "struct cudaMemPoolProps (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct cudaMemPoolProps (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
@@ -17729,34 +17734,34 @@ const struct cubind__runtime_releases {
         "cudaGraphMemAllocNodeGetParams",
         "cudaGraphGetEdges_v2",
         "cudaGraphGetEdges",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphGetEdges, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphGetEdges, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependencies_v2",
         "cudaGraphNodeGetDependencies",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGraphNodeGetDependencies, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGraphNodeGetDependencies, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependentNodes_v2",
         "cudaGraphNodeGetDependentNodes",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGraphNodeGetDependentNodes, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGraphNodeGetDependentNodes, which does the same for the arguments it can take",
         "cudaGraphAddDependencies_v2",
         "cudaGraphAddDependencies",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaGraphRemoveDependencies_v2",
         "cudaGraphRemoveDependencies",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0): called through cudaGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaGraphInstantiateWithFlags",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0: called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
         "cudaGraphExecUpdate",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0): called through cudaGraphExecUpdate, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: called through cudaGraphExecUpdate, which does the same for the arguments it can take",
         "cudaGraphAddNode_v2",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
         "cudaGraphNodeSetParams",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
         "cudaGraphExecNodeSetParams",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout): called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
         "cudaGetDriverEntryPoint",
-        "the CUDA 13.0 form does not exist (the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0): called through cudaGetDriverEntryPoint, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGetDriverEntryPoint, which does the same for the arguments it can take; its cudaErrorSymbolNotFound is the newest form's cudaSuccess (with *funcPtr NULL)",
         "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
     },
 };

@@ -142,6 +142,12 @@ static void test_library_info(void **state)
                   properties.minor);
     for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
         struct cubind_library_info info = {.size = sizeof info};
+        if (cubind_library_info((cubind_library)lib, &info) != CUBIND_OK && info.error != NULL &&
+            strstr(info.error, "is newer than every release these bindings know") != NULL) {
+            /* refused by design (docs/releases.md): CUDA 13.0's nvJPEG with the 12.4 headers cubind read */
+            print_message("%-11s refused: %s\n", cubind_library_name((cubind_library)lib), info.error);
+            continue;
+        }
         if (cubind_library_info((cubind_library)lib, &info) != CUBIND_OK)
             fail_msg("%s not found: %s", cubind_library_name((cubind_library)lib), cubind_last_error()->message);
         assert_int_equal(info.found, 1);
