@@ -317,7 +317,7 @@ $(TEST_BUILD)/test_no_gpu: tests/test_no_gpu.c loader/no_gpu.c loader/no_gpu.h
 test-machine: $(TEST_BUILD)/test_machine $(TEST_BUILD)/test_no_gpu $(PROBE) $(MACHINE_FAKES) $(MOCKS) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cublasLt) $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_cusolver) \
               $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_curand) \
-              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_runtime) $(NEXT_MOCK)
+              $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_runtime) $(TEST_BUILD)/mock-r12_4/$(CUBIND_SONAME_driver) $(NEXT_MOCK)
 	$(RESULTS) run test_no_gpu cmocka -- $(TEST_BUILD)/test_no_gpu
 	CUBIND_TEST_MACHINE_DIR=$(abspath $(MACHINE_DIR)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_RELEASE_MOCK_DIR=$(abspath $(TEST_BUILD)/mock-r12_4) CUBIND_TEST_NEXT_MOCK=$(abspath $(NEXT_MOCK)) \
