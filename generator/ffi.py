@@ -137,6 +137,10 @@ def render(env: jinja2.Environment, model: Model, common: dict, out: dict[str, s
             "name": module.module.name, "modules": [module], "groups": parts.modules[module.module.name],
         })
     files["cdef/modules.txt"] = env.get_template("cdef_modules.txt.j2").render(common | {"modules": model.modules})
+    # GCC's and Clang's `__extension__` before an anonymous member (generator/typesel.py) is no C an FFI
+    # declaration parser reads (cffi's pycparser refuses it): the flat files leave it out
+    for path in [p for p in files if p.startswith("cdef/") and p.endswith(".h")]:
+        files[path] = files[path].replace("__extension__ ", "")
     check_disjoint({COMMON: declared_names(parts.common),
                     **{m.module.name: declared_names(parts.modules[m.module.name], m.functions) for m in model.modules}})
     generated_by = (f"the cubind generator {common['generator_version']} from the CUDA {model.cuda_version} headers; "

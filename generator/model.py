@@ -224,6 +224,7 @@ def build(config: Config, irs: list[dict]) -> Model:
             used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
             counterpart = [h for h in module.headers if h in unit.headers] or list(module.headers)
             reached = header_closure.closure(graph, counterpart) | own
+            counterpart = counterpart + [header for header, _ in module.also_brings]
             reached_modules = {m.name for h in reached if (m := config.module_of_header(h)) is not None}
             includes = sorted(({owner_of_name[n] for n in used if owner_of_name.get(n)} | reached_modules)
                               - {module.name})

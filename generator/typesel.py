@@ -346,11 +346,15 @@ def _inline_record(record: dict) -> str:
 def _nested_field(name: str, kind: str, record_name: str | None, fields: list[dict], cursor: ci.Cursor) -> dict:
     record = {"kind": kind, "name": record_name, "fields": fields}
     inline = _inline_record(record)
+    # An anonymous member holding a record of an anonymous type (CUPTI's CUpti_StateData: union {
+    # struct { ... } notification; }) is an extension in C++ (-Wnested-anon-types): marked as one, as
+    # GCC and Clang read it in C and C++
+    extension = not name and any(f["record"] is not None and not f["record"]["name"] for f in fields)
     return {
         "name": name,
         "type": inline,
         "canonical": inline,
-        "decl": f"{inline} {name}".strip(),
+        "decl": ("__extension__ " if extension else "") + f"{inline} {name}".strip(),
         "offset_bits": cursor.get_field_offsetof() if name else None,
         "bit_width": None,
         "record": record,

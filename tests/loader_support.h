@@ -32,7 +32,7 @@ const char *mock_path(const char *soname);
 const char *half_mock(const char *soname);
 
 /* The soname of each mock, in cubind_library order (tests/library_cases.h). */
-#define mock_sonames_of(lib) (cubind_test_libraries[(lib)].sonames[0])
+#define mock_sonames_of(lib) (cubind_test_libraries[(lib)].mock_soname)
 /* How many of the mock libraries are mapped. */
 int mocks_mapped(void);
 

@@ -210,7 +210,7 @@ typedef struct {
     const CUstreamAttrValue *value;
 } CUpti_StreamAttrData;
 typedef struct {
-    union { struct { CUptiResult result; const char *message; } notification; };
+    __extension__ union { struct { CUptiResult result; const char *message; } notification; };
 } CUpti_StateData;
 typedef uint32_t CUpti_CallbackId;
 typedef void (*CUpti_CallbackFunc)(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *);
