@@ -39,6 +39,13 @@ PROBE = Path(os.environ.get("CUBIND_PROBE", ROOT / "build" / "bin" / "cubind-pro
 MOCK_DIR = Path(os.environ.get("CUBIND_TEST_MOCK_DIR", ROOT / "build" / "test" / "mock"))
 LIBCUBIND = Path(os.environ.get("CUBIND_TEST_LIBCUBIND", ROOT / "build" / "lib" / "libcubind.so"))
 RECORDER = "libcubind_mock_recorder.so"  # the mocks' common dependency, found beside them ($ORIGIN)
+# The soname each bound library's mocks carry (generated/build.mk): the newest of a major the bindings
+# read, which for a library whose headers are an older release's is not its newest configured soname
+MOCK_SONAMES = dict(re.findall(r"^CUBIND_SONAME_(\w+) := (\S+)$", (ROOT / "generated" / "build.mk").read_text(), re.M))
+
+
+def mock_soname(lib) -> str:
+    return MOCK_SONAMES[lib.name]
 SITE = "lib/python3.11/site-packages"
 # The environment variables of the places: removed, so that only the fixture's places count.
 PLACE_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME", "CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH",
@@ -67,8 +74,8 @@ def place(lib, tree: Path, wheel: int = 0) -> Path:
 
 def copy_mock(lib, directory: Path, name: str | None = None) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    target = directory / (name or lib.sonames[0])
-    shutil.copyfile(MOCK_DIR / lib.sonames[0], target)
+    target = directory / (name or mock_soname(lib))
+    shutil.copyfile(MOCK_DIR / mock_soname(lib), target)
     if not (directory / RECORDER).exists():
         shutil.copyfile(MOCK_DIR / RECORDER, directory / RECORDER)
     return target
@@ -206,14 +213,14 @@ def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:
     env = dict(tree["env"])
     wheel = [lib for lib in BOUND if lib.wheel_dirs]
     for lib in wheel:
-        env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
+        env[lib.env_var] = str(place(lib, tree["root"]) / mock_soname(lib))
     result = probe("--all", "--json", env=env)
     assert result.returncode == 0, result.stderr
     data = validated(result.stdout)
     for lib in wheel:
         info = next(i for i in data["libraries"] if i["name"] == lib.name)
         assert info["found"], info["error"]
-        copy = copy_at(data, lib.name, place(lib, tree["root"]) / lib.sonames[0])
+        copy = copy_at(data, lib.name, place(lib, tree["root"]) / mock_soname(lib))
         assert copy["chosen"] and copy["chosen_by"] == lib.env_var
         assert copy["version_source"] == ("file-name" if lib.version.kind == "file-name" else "query"), \
             copy["version_detail"]
@@ -269,7 +276,7 @@ def test_the_switch_searches_the_wheels_before_the_system(tree: dict) -> None:
         taken = next(i for i in on["libraries"] if i["name"] == lib.name)
         # cuBLASLt after cuBLAS: "beside a library it is used with", which is the same wheel directory
         assert taken["found_by"] in ("site-packages", "beside a library it is used with"), taken
-        assert taken["path"] == str(place(lib, tree["root"]) / lib.sonames[0])
+        assert taken["path"] == str(place(lib, tree["root"]) / mock_soname(lib))
         assert next(i for i in off["libraries"] if i["name"] == lib.name)["found_by"] != "site-packages"
 
 
@@ -467,7 +474,7 @@ def test_a_copy_loaded_from_elsewhere_is_listed(tree: dict, tmp_path: Path) -> N
     env = dict(tree["env"])
     for lib in BOUND:
         if lib.wheel_dirs:
-            env[lib.env_var] = str(place(lib, tree["root"]) / lib.sonames[0])
+            env[lib.env_var] = str(place(lib, tree["root"]) / mock_soname(lib))
     lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
     path = copy_mock(lib, tmp_path / "elsewhere")
     env[lib.env_var] = str(path)
@@ -504,13 +511,13 @@ def test_a_named_directory_is_not_a_pattern(tmp_path: Path, variable: str) -> No
     data = validated(result.stdout)
     for lib in wheel:
         reals = [c["real_path"] for c in copies_of(data, lib.name)]
-        assert os.path.realpath(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / lib.sonames[0]) in reals
+        assert os.path.realpath(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / mock_soname(lib)) in reals
         assert not [r for r in reals if r.startswith(f"{os.path.realpath(other)}/")], (lib.name, reals)
     # the switch on: every library is loaded from the named directory, none from its sibling
     data = validated(probe("--json", env={**env, "CUBIND_SEARCH_PYTHON": "1"}).stdout)
     for lib in wheel:
         info = next(i for i in data["libraries"] if i["name"] == lib.name)
-        assert info["path"] == str(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / lib.sonames[0]), info
+        assert info["path"] == str(named / NAMED_PLACES[variable] / lib.wheel_dirs[0] / mock_soname(lib)), info
 
 
 def test_a_path_dlopen_would_rewrite_is_refused(tmp_path: Path) -> None:
@@ -525,7 +532,7 @@ def test_a_path_dlopen_would_rewrite_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = validated(result.stdout)
     for lib in wheel:
-        copy = copy_at(data, lib.name, named / SITE / lib.wheel_dirs[0] / lib.sonames[0])
+        copy = copy_at(data, lib.name, named / SITE / lib.wheel_dirs[0] / mock_soname(lib))
         assert copy["error"] == "its path holds $ORIGIN, which dlopen replaces (a dynamic string token)", copy
         assert copy["version_detail"].startswith(("not asked: it cannot be loaded; ", "no version query; ")), copy
 
@@ -558,7 +565,7 @@ def test_a_file_that_is_not_a_library_is_refused_before_any_child(tmp_path: Path
     lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
     directory = tmp_path / "venv" / SITE / lib.wheel_dirs[0]
     directory.mkdir(parents=True)
-    soname = lib.sonames[0]
+    soname = mock_soname(lib)
     (directory / f"{soname}.1").write_text("#!/bin/sh\necho not a library\n")
     noise = random.Random(25).randbytes(100)
     (directory / f"{soname}.2").write_bytes(b"\0" + noise[1:])  # never ELF's magic number
@@ -584,7 +591,7 @@ def test_the_children_per_directory_are_bounded(tmp_path: Path) -> None:
     library in one directory cost a bounded number of children, the others' versions read from their
     names, each saying why (docs/probe.md). Counted, not timed."""
     lib = next(lib for lib in BOUND if lib.wheel_dirs and lib.version.kind != "file-name")
-    soname = lib.sonames[0]
+    soname = mock_soname(lib)
     conda = tmp_path / "conda" / "lib"
     conda.mkdir(parents=True)
     for n in range(2000):
