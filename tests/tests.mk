@@ -87,9 +87,14 @@ test: deps
 test-generator: deps-generator deps-test
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
 
-test-c: test-passthrough test-semantic test-cplusplus test-loader test-trace test-unload test-real test-real-toolkit test-probe test-machine test-examples \
+# Under TSan only the tests whose code runs threads (THREAD_TESTS; test-faults and test-hardening
+# join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
+# one thread, and building them under TSan is most of that step's time.
+THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c
+test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-cplusplus test-loader test-trace \
+        test-unload test-real test-real-toolkit test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
-        test-bench-build test-census test-dropin)
+        test-bench-build test-census test-dropin))
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
 # calls go to lower layers only, and no file is over 550 lines.
@@ -100,9 +105,12 @@ test-layering: $(LOADER_OBJECTS)
 
 test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
-# A -Werror build of the library, the probe, the mocks and the tests with the other compiler.
+# A -Werror build of the library, the probe, the mocks and the tests with the other compiler. Unoptimized
+# when that is clang, whose warnings all come from its front end (gcc's -Wmaybe-uninitialized and
+# kin need the optimizer: the plain build is gcc's at -O2 whichever compiler this step uses).
+OTHER_CC_CFLAGS := $(if $(findstring clang,$(OTHER_CC)),-O0,-O2)
 compilers:
-	$(MAKE) CC=$(OTHER_CC) CXX=$(OTHER_CXX) BUILD=build/$(OTHER_CC) SAN= test-build
+	$(MAKE) CC=$(OTHER_CC) CXX=$(OTHER_CXX) BUILD=build/$(OTHER_CC) SAN= CFLAGS=$(OTHER_CC_CFLAGS) test-build
 	@n=$$(ls build/$(OTHER_CC)/test/abi/ | grep -c -E -e '-(cubind|nvidia|cxx)$$'); \
 	    if [ "$$n" -ne $(words $(ABI_PROGRAMS)) ]; then \
 	        echo "compilers: $$n of $(words $(ABI_PROGRAMS)) ABI programs built with $(OTHER_CC)"; exit 1; fi; \
@@ -232,15 +240,18 @@ test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_
 	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) $(CUBIND_MODULES)
 	@$(RESULTS) passed test-headers
 
-test-passthrough: $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(MOCKS) $(RELEASE_MOCKS)
-	@for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
+# Under a sanitizer the out-of-line build only: the inline form's wrappers are the same code,
+# compiled into each caller.
+PASSTHROUGH_BUILDS := $(PASSTHROUGH) $(call plain_only,$(PASSTHROUGH_INLINE))
+test-passthrough: $(PASSTHROUGH_BUILDS) $(MOCKS) $(RELEASE_MOCKS)
+	@for p in $(PASSTHROUGH_BUILDS); do \
 	    echo "$$(basename $$p): every wrapper against the mocks (log: $$p.log)"; \
 	    env $(MOCK_ENV) $$p > $$p.log 2>&1; status=$$?; \
 	    $(RESULTS) count $$(basename $$p) cmocka $$p.log --status $$status; \
 	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$p.log; exit 1; }; \
 	    grep -E "^\[  PASSED  \]|^\[  FAILED  \]|^passthrough:" $$p.log; \
 	done
-	@$(foreach r,$(CUBIND_RELEASES),for p in $(PASSTHROUGH) $(PASSTHROUGH_INLINE); do \
+	@$(foreach r,$(CUBIND_RELEASES),for p in $(PASSTHROUGH_BUILDS); do \
 	    echo "$$(basename $$p): every wrapper against the mocks of CUDA $(subst _,.,$(r)) (log: $$p-r$(r).log)"; \
 	    env $(call release_env,$(r)) $$p > $$p-r$(r).log 2>&1; status=$$?; \
 	    $(RESULTS) count $$(basename $$p)-r$(r) cmocka $$p-r$(r).log --status $$status; \
