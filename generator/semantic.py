@@ -89,6 +89,8 @@ def _check_names(m: dict, f: dict, where: str) -> None:
                 constant(c["equals"])
                 if "value" in c:
                     constant(c["value"])
+        elif "record" in a:
+            param(a["record"])
         elif "value" in a:
             constant(a["value"])
     for r in m.get("require", []):
@@ -230,6 +232,17 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
         elif "local" in a:
             locals_.append((f"cubind_local_{a['local']}", _pointee(c_type)))
             args.append(f"&cubind_local_{a['local']}")
+        elif "record" in a:
+            name = a["record"]
+            args.append(f"({c_type}){name}")
+            for offset, size, path, old_record in _prefix_fields(f, name, c_type, release, newest, ir):
+                where = f"(unsigned char *)(void *){name} + {offset}"
+                if a.get("out"):  # what the older release does not write reads as default
+                    after.append(After(f"{name} != NULL", [f"cubind__semantic_clear({where}, {size}, 1);"]))
+                else:
+                    checks.append(Check(f"{name} != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)"
+                                        f"{name} + {offset}, {size}, 1)",
+                                        f"{path} is set, which {old_record} of CUDA {release} does not have"))
         elif "scalar" in a:
             name, source = f"cubind_arg_{i}", a["scalar"]
             access = "->" if params[source]["category"] == "pointer" else "."
@@ -274,6 +287,47 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
                            captures, checks, scalars, after, reason, status_map)
 
 
+def _record_of(c_type: str) -> str:
+    """The record a pointer type points to: `const struct X *` -> `struct X`."""
+    return c_type.strip().removesuffix("*").strip().removeprefix("const ").strip()
+
+
+def _prefix_fields(f: dict, param: str, old_type: str, release: str, newest: str,
+                   ir: dict) -> list[tuple[int, int, str, str]]:
+    """(offset, size, name, older record) of each field of the record `param` points to that the
+    entry point's record (`old_type`, another name) lacks, after checking that the older record is
+    the newer one's prefix: each of its fields is the newer one's of that name, at the same offset
+    and size (a reserved array may give its first bytes to new fields), nested records alike or a
+    prefix in turn. A field it lacks must be zero going in, and is cleared coming out."""
+    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
+    p = next(p for p in f["params"] if p["name"] == param)
+    new_name, old_name = _record_of(p["canonical"]), _record_of(old_type)
+    where = f"{f['name']}: {param} ({new_name}) passed as {old_name} of CUDA {release}"
+
+    def check(new: dict | None, old: dict | None, path: str) -> None:
+        if new is None or old is None:
+            raise IRError(f"{where}: no layout of {path or new_name} in both releases")
+        if new["kind"] != old["kind"] or old["size"] > new["size"]:
+            raise IRError(f"{where}: {path or old_name} is not a prefix of the CUDA {newest} record")
+        newer = {x["name"]: x for x in new["fields"] if x["name"]}
+        for o in old["fields"]:
+            n = newer.get(o["name"])
+            if n is None or n["kind"] != o["kind"]:
+                raise IRError(f"{where}: field {path}{o['name'] or '(anonymous)'} is not in the CUDA {newest} record")
+            end = (o["offset"] + o["size"], n["offset"] + n["size"])
+            shrunk = o["kind"] == "array" and n["offset"] >= o["offset"] and end[0] == end[1]
+            if (n["offset"], n["size"]) != (o["offset"], o["size"]) and not shrunk:
+                raise IRError(f"{where}: field {path}{o['name']} moved between CUDA {release} and {newest}")
+            if o["kind"] == "record":
+                a, b = _lookup(new_records, n.get("record") or ""), _lookup(old_records, o.get("record") or "")
+                if a != b:
+                    check(a, b, f"{path}{o['name']}.")
+
+    check(_lookup(new_records, new_name), _lookup(old_records, old_name), "")
+    return [(offset, size, name, old_name)
+            for offset, size, name in dropped_fields(new_name, release, newest, ir, param, old_name)]
+
+
 def _value(v: str | dict) -> str:
     if isinstance(v, str):
         return v
@@ -286,11 +340,13 @@ def _value(v: str | dict) -> str:
 
 
 # -- no silent drop: an input record's fields the older release lacks --------------------------------
-def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str) -> list[tuple[int, int, str]]:
+def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str,
+                   older_record: str | None = None) -> list[tuple[int, int, str]]:
     """(offset, size, name) of each field of `record` (the newest layout) that an adapter converting
     it to `release`'s layout cannot carry: a field that release does not have, the part of an array
     beyond its length there, recursively through records held by value. An input adapter refuses a
-    call that sets one to other than zero (docs/releases.md), naming it `param->field`."""
+    call that sets one to other than zero (docs/releases.md), naming it `param->field`.
+    `older_record`: the record's name in `release` when it is another (a semantic adapter's)."""
     new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
     out: list[tuple[int, int, str]] = []
 
@@ -310,7 +366,7 @@ def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str)
             elif f["kind"] == "array" and o["kind"] == "array" and f["size"] > o["size"]:
                 out.append((base + f["offset"] + o["size"], f["size"] - o["size"], f"{name} beyond byte {o['size']}"))
 
-    new, old = _lookup(new_records, record), _lookup(old_records, record)
+    new, old = _lookup(new_records, record), _lookup(old_records, older_record or record)
     if new is not None and old is not None:
         walk(new, old, 0, f"{param}->")
     return out
