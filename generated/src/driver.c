@@ -21695,7 +21695,7 @@ static CUresult adapter_8(CUstream hStream, CUgraphNode *dependencies, const CUg
 }
 
 /* CUDA 11.8: cuGraphAddKernelNode is called through cuGraphAddKernelNode (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_9_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const struct CUDA_KERNEL_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_9_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const void *);
 static cubind__slot adapter_9_target;
 static CUresult adapter_9(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -21707,18 +21707,18 @@ static CUresult adapter_9(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgrap
     if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode",
                                        "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const struct CUDA_KERNEL_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const void *)nodeParams);
     return cubind_result;
 }
 
 /* CUDA 11.8: cuGraphKernelNodeGetParams is called through cuGraphKernelNodeGetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_10_fn)(struct CUgraphNode_st *, struct CUDA_KERNEL_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_10_fn)(struct CUgraphNode_st *, void *);
 static cubind__slot adapter_10_target;
 static CUresult adapter_10(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     adapter_10_fn cubind_fn = (adapter_10_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUDA_KERNEL_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)nodeParams);
     if (nodeParams != NULL && cubind_result == CUDA_SUCCESS) {
         cubind__semantic_clear((unsigned char *)(void *)nodeParams + 56, 8, 1);
     }
@@ -21729,7 +21729,7 @@ static CUresult adapter_10(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParam
 }
 
 /* CUDA 11.8: cuGraphKernelNodeSetParams is called through cuGraphKernelNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_11_fn)(struct CUgraphNode_st *, const struct CUDA_KERNEL_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_11_fn)(struct CUgraphNode_st *, const void *);
 static cubind__slot adapter_11_target;
 static CUresult adapter_11(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -21741,51 +21741,51 @@ static CUresult adapter_11(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nod
     if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams",
                                        "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const struct CUDA_KERNEL_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
 
 /* CUDA 11.8: cuGraphAddBatchMemOpNode is called through cuGraphAddBatchMemOpNode (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_12_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_12_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const void *);
 static cubind__slot adapter_12_target;
 static CUresult adapter_12(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     adapter_12_fn cubind_fn = (adapter_12_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const void *)nodeParams);
     return cubind_result;
 }
 
 /* CUDA 11.8: cuGraphBatchMemOpNodeGetParams is called through cuGraphBatchMemOpNodeGetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_13_fn)(struct CUgraphNode_st *, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_13_fn)(struct CUgraphNode_st *, void *);
 static cubind__slot adapter_13_target;
 static CUresult adapter_13(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
     adapter_13_fn cubind_fn = (adapter_13_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *)nodeParams_out);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)nodeParams_out);
     return cubind_result;
 }
 
 /* CUDA 11.8: cuGraphBatchMemOpNodeSetParams is called through cuGraphBatchMemOpNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_14_fn)(struct CUgraphNode_st *, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_14_fn)(struct CUgraphNode_st *, const void *);
 static cubind__slot adapter_14_target;
 static CUresult adapter_14(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     adapter_14_fn cubind_fn = (adapter_14_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
 
 /* CUDA 11.8: cuGraphExecBatchMemOpNodeSetParams is called through cuGraphExecBatchMemOpNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_15_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_15_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const void *);
 static cubind__slot adapter_15_target;
 static CUresult adapter_15(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
     adapter_15_fn cubind_fn = (adapter_15_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
 
@@ -21856,7 +21856,7 @@ static CUresult adapter_17(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
 }
 
 /* CUDA 11.8: cuGraphAddMemAllocNode is called through cuGraphAddMemAllocNode (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_18_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, struct CUDA_MEM_ALLOC_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_18_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, void *);
 static cubind__slot adapter_18_target;
 static CUresult adapter_18(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
@@ -21868,7 +21868,7 @@ static CUresult adapter_18(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
     if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 32, 2, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode",
                                        "nodeParams->poolProps.usage is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have");
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (struct CUDA_MEM_ALLOC_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (void *)nodeParams);
     return cubind_result;
 }
 
@@ -21939,13 +21939,13 @@ static CUresult adapter_20(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params
 }
 
 /* CUDA 11.8: cuGraphMemAllocNodeGetParams is called through cuGraphMemAllocNodeGetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_21_fn)(struct CUgraphNode_st *, struct CUDA_MEM_ALLOC_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_21_fn)(struct CUgraphNode_st *, void *);
 static cubind__slot adapter_21_target;
 static CUresult adapter_21(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     adapter_21_fn cubind_fn = (adapter_21_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
     CUresult cubind_result;
-    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUDA_MEM_ALLOC_NODE_PARAMS_st *)params_out);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)params_out);
     if (params_out != NULL && cubind_result == CUDA_SUCCESS) {
         cubind__semantic_clear((unsigned char *)(void *)params_out + 24, 8, 1);
     }
@@ -22029,7 +22029,7 @@ static CUresult adapter_26(CUgraph hGraph, const CUgraphNode *from, const CUgrap
 }
 
 /* CUDA 11.8: cuGraphExecKernelNodeSetParams is called through cuGraphExecKernelNodeSetParams (generator/semantic.toml). */
-typedef enum cudaError_enum (*adapter_27_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const struct CUDA_KERNEL_NODE_PARAMS_st *);
+typedef enum cudaError_enum (*adapter_27_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const void *);
 static cubind__slot adapter_27_target;
 static CUresult adapter_27(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -22041,7 +22041,7 @@ static CUresult adapter_27(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA
     if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams",
                                        "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const struct CUDA_KERNEL_NODE_PARAMS_st *)nodeParams);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
 
@@ -22301,21 +22301,21 @@ const struct cubind__driver_releases {
         char s0[1];
         char s1[100];
         char s2[15];
-        char s3[282];
-        char s4[282];
+        char s3[319];
+        char s4[319];
         char s5[100];
         char s6[100];
         char s7[16];
         char s8[138];
         char s9[147];
         char s10[19];
-        char s11[368];
+        char s11[436];
         char s12[12];
         char s13[344];
         char s14[26];
-        char s15[170];
+        char s15[254];
         char s16[34];
-        char s17[288];
+        char s17[324];
         char s18[19];
         char s19[21];
         char s20[489];
@@ -22336,19 +22336,19 @@ const struct cubind__driver_releases {
         char s35[29];
         char s36[267];
         char s37[16];
-        char s38[160];
+        char s38[190];
         char s39[27];
-        char s40[171];
+        char s40[201];
         char s41[29];
-        char s42[173];
+        char s42[203];
         char s43[23];
-        char s44[271];
+        char s44[301];
         char s45[26];
-        char s46[274];
+        char s46[304];
         char s47[31];
         char s48[499];
         char s49[18];
-        char s50[162];
+        char s50[248];
         char s51[18];
         char s52[531];
         char s53[531];
@@ -22359,7 +22359,7 @@ const struct cubind__driver_releases {
         char s58[545];
         char s59[545];
         char s60[17];
-        char s61[238];
+        char s61[272];
         char s62[327];
         char s63[327];
         char s64[324];
@@ -23040,21 +23040,21 @@ const struct cubind__driver_releases {
         "",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "cuCtxCreate_v2",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 12.4, 4 in CUDA 13.0: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 12.4, 4 in CUDA 13.0: ctxCreateParams only in CUDA 13.0's: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: ctxCreateParams only in CUDA 13.0's: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "cuMemPoolCreate",
         "struct CUmemPoolProps_st (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct CUmemPoolProps_st (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
         "cuMemPrefetchAsync",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: location, flags only in CUDA 13.0's; dstDevice only in CUDA 11.8's: called through cuMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)",
         "cuMemAdvise",
         "the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0: called through cuMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)",
         "cuStreamGetCaptureInfo_v2",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: called through cuStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: graph_out, dependencies_out, edgeData_out, numDependencies_out only in CUDA 13.0's: called through cuStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
         "cuStreamUpdateCaptureDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: dependencyData only in CUDA 13.0's: called through cuStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuEventElapsedTime",
         "cuGraphAddKernelNode",
         "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphAddKernelNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
@@ -23075,19 +23075,19 @@ const struct cubind__driver_releases {
         "cuGraphMemAllocNodeGetParams",
         "the CUDA 13.0 form does not exist: parameter 2 (params_out) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphMemAllocNodeGetParams, which does the same for the arguments it can take",
         "cuGraphGetEdges",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuGraphGetEdges, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphGetEdges, which does the same for the arguments it can take",
         "cuGraphNodeGetDependencies",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cuGraphNodeGetDependencies, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphNodeGetDependencies, which does the same for the arguments it can take",
         "cuGraphNodeGetDependentNodes",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cuGraphNodeGetDependentNodes, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphNodeGetDependentNodes, which does the same for the arguments it can take",
         "cuGraphAddDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuGraphRemoveDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuGraphExecKernelNodeSetParams",
         "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphExecKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
         "cuGraphExecUpdate",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: called through cuGraphExecUpdate, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: resultInfo only in CUDA 13.0's; hErrorNode_out, updateResult_out only in CUDA 11.8's: called through cuGraphExecUpdate, which does the same for the arguments it can take",
         "cuGraphAddNode_v2",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
@@ -23098,7 +23098,7 @@ const struct cubind__driver_releases {
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
         "cuGetProcAddress",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cuGetProcAddress, which does the same for the arguments it can take; its CUDA_ERROR_NOT_FOUND is the newest form's CUDA_SUCCESS (with *pfn NULL)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: symbolStatus only in CUDA 13.0's: called through cuGetProcAddress, which does the same for the arguments it can take; its CUDA_ERROR_NOT_FOUND is the newest form's CUDA_SUCCESS (with *pfn NULL)",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuDeviceGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuDeviceGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuCtxGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",

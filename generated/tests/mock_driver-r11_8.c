@@ -2835,7 +2835,7 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 #endif
 
 /* cuGraphAddKernelNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphAddKernelNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const struct CUDA_KERNEL_NODE_PARAMS_st * a4)
+MOCK_API enum cudaError_enum cuGraphAddKernelNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const void * a4)
 {
     cubind_mock_begin("cuGraphAddKernelNode", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -2848,7 +2848,7 @@ MOCK_API enum cudaError_enum cuGraphAddKernelNode(struct CUgraphNode_st ** a0, s
 
 #if !defined(CUBIND_MOCK_HALF)
 /* cuGraphKernelNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphKernelNodeGetParams(struct CUgraphNode_st * a0, struct CUDA_KERNEL_NODE_PARAMS_st * a1)
+MOCK_API enum cudaError_enum cuGraphKernelNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
     cubind_mock_begin("cuGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -2858,7 +2858,7 @@ MOCK_API enum cudaError_enum cuGraphKernelNodeGetParams(struct CUgraphNode_st * 
 #endif
 
 /* cuGraphKernelNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphKernelNodeSetParams(struct CUgraphNode_st * a0, const struct CUDA_KERNEL_NODE_PARAMS_st * a1)
+MOCK_API enum cudaError_enum cuGraphKernelNodeSetParams(struct CUgraphNode_st * a0, const void * a1)
 {
     cubind_mock_begin("cuGraphKernelNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3112,7 +3112,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, 
 
 #if !defined(CUBIND_MOCK_HALF)
 /* cuGraphAddBatchMemOpNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphAddBatchMemOpNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * a4)
+MOCK_API enum cudaError_enum cuGraphAddBatchMemOpNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const void * a4)
 {
     cubind_mock_begin("cuGraphAddBatchMemOpNode", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3125,7 +3125,7 @@ MOCK_API enum cudaError_enum cuGraphAddBatchMemOpNode(struct CUgraphNode_st ** a
 #endif
 
 /* cuGraphBatchMemOpNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeGetParams(struct CUgraphNode_st * a0, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * a1)
+MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
     cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3135,7 +3135,7 @@ MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeGetParams(struct CUgraphNode_s
 
 #if !defined(CUBIND_MOCK_HALF)
 /* cuGraphBatchMemOpNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeSetParams(struct CUgraphNode_st * a0, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * a1)
+MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeSetParams(struct CUgraphNode_st * a0, const void * a1)
 {
     cubind_mock_begin("cuGraphBatchMemOpNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3145,7 +3145,7 @@ MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeSetParams(struct CUgraphNode_s
 #endif
 
 /* cuGraphExecBatchMemOpNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphExecBatchMemOpNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * a2)
+MOCK_API enum cudaError_enum cuGraphExecBatchMemOpNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const void * a2)
 {
     cubind_mock_begin("cuGraphExecBatchMemOpNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3156,7 +3156,7 @@ MOCK_API enum cudaError_enum cuGraphExecBatchMemOpNodeSetParams(struct CUgraphEx
 
 #if !defined(CUBIND_MOCK_HALF)
 /* cuGraphAddMemAllocNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphAddMemAllocNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, struct CUDA_MEM_ALLOC_NODE_PARAMS_st * a4)
+MOCK_API enum cudaError_enum cuGraphAddMemAllocNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, void * a4)
 {
     cubind_mock_begin("cuGraphAddMemAllocNode", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3169,7 +3169,7 @@ MOCK_API enum cudaError_enum cuGraphAddMemAllocNode(struct CUgraphNode_st ** a0,
 #endif
 
 /* cuGraphMemAllocNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphMemAllocNodeGetParams(struct CUgraphNode_st * a0, struct CUDA_MEM_ALLOC_NODE_PARAMS_st * a1)
+MOCK_API enum cudaError_enum cuGraphMemAllocNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
     cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
@@ -3373,7 +3373,7 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 #endif
 
 /* cuGraphExecKernelNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError_enum cuGraphExecKernelNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const struct CUDA_KERNEL_NODE_PARAMS_st * a2)
+MOCK_API enum cudaError_enum cuGraphExecKernelNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const void * a2)
 {
     cubind_mock_begin("cuGraphExecKernelNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&a0, sizeof a0);
