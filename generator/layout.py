@@ -75,9 +75,11 @@ class Layouts:
         what is compared), `result` / `params` (canonical), `abi_result` / `abi_params`, `records`
         (the records it reaches through its result and parameters, by value or through pointers
         and, recursively, through their fields), `enums` (those it takes there) and `indirection`
-        (per parameter, the record it names and through how many pointers). `caller_storage`:
+        (per parameter, the record it names and through how many pointers), `names` (the
+        parameters' names, for reasons only: never compared). `caller_storage`:
         follow its handle parameters to their records too."""
-        types = [cursor.result_type, *(a.type for a in clang_ext.arguments(cursor))]
+        arguments = list(clang_ext.arguments(cursor))
+        types = [cursor.result_type, *(a.type for a in arguments)]
         facts = [self._type_facts(t, caller_storage) for t in types]
         records = set().union(*(f[3] for f in facts))
         enums = set().union(*(f[4] for f in facts))
@@ -92,6 +94,7 @@ class Layouts:
             "records": sorted(records),
             "enums": sorted(enums),
             "indirection": [p[2] for p in params],
+            "names": [a.spelling for a in arguments],  # what a reason names (release_compare)
         }
 
     def _type_facts(self, t: ci.Type, follow_handles: bool) -> tuple:

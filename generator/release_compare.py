@@ -17,6 +17,7 @@ to get the newest release's behaviour:
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -241,6 +242,10 @@ def _param_reaching(record: str, theirs: dict, params: list[dict]) -> str | None
     for (reached, _), p in zip(theirs["indirection"], params):
         if reached is not None and (record == reached or record.startswith(reached + ".")):
             return f"{p['name']} ({p['type']})"
+    for p in params:  # a handle to a record the caller allocates (caller_storage): not in `indirection`
+        held = p["canonical"].strip().removesuffix("*").strip().removeprefix("const ").strip()
+        if p["canonical"].strip().endswith("*") and record in (held, held.removeprefix("struct ")):
+            return f"{p['name']} ({p['type']})"
     return None
 
 
@@ -300,7 +305,8 @@ def _signature_reason(mine: dict, theirs: dict, params: list[dict], release: str
     if len(mine["params"]) != len(theirs["params"]):
         count = len(mine["params"])
         plural = "" if count == 1 else "s"
-        return f"{count} parameter{plural} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+        return (f"{count} parameter{plural} in CUDA {release}, {len(theirs['params'])} in CUDA {newest}"
+                + _parameters_apart(mine, theirs, [p["name"] for p in params], release, newest))
     if mine["abi_result"] != theirs["abi_result"]:
         return f"returns {mine['result']} in CUDA {release}, {theirs['result']} in CUDA {newest}"
     for i, (a, b) in enumerate(zip(mine["abi_params"], theirs["abi_params"])):
@@ -308,6 +314,25 @@ def _signature_reason(mine: dict, theirs: dict, params: list[dict], release: str
             return (f"parameter {i + 1} ({params[i]['name']}) is {mine['params'][i]} in CUDA {release}, "
                     f"{theirs['params'][i]} in CUDA {newest}")
     raise AssertionError("signatures differ in no part")
+
+
+def _parameters_apart(mine: dict, theirs: dict, newer: list[str], release: str, newest: str) -> str:
+    """The parameters, by name, that one form has and the other lacks (`: edgeData only in CUDA
+    13.0's`), found by aligning the two lists of parameter types (a parameter renamed but of the same
+    type is the same one), or "" when the older names are not known."""
+    older = mine.get("names") or []
+    if len(older) != len(mine["abi_params"]):
+        return ""
+    only_old: list[str] = []
+    only_new: list[str] = []
+    matcher = difflib.SequenceMatcher(None, mine["abi_params"], theirs["abi_params"], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            only_old += older[i1:i2]
+            only_new += newer[j1:j2]
+    parts = [f"{', '.join(n or '(unnamed)' for n in names)} only in CUDA {r}'s"
+             for names, r in ((only_new, newest), (only_old, release)) if names]
+    return ": " + "; ".join(parts) if parts else ""
 
 
 def _untranslatable(differing: list[str], records: dict, newest_records: dict, release: str, newest: str) -> str | None:

@@ -157,6 +157,7 @@ def render_all(model: Model, command: str) -> dict[str, str]:
     out["tests/header_alone.c"] = env.get_template("header_alone.c.j2").render(common)
     out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
     out["tests/input_fields.c"] = env.get_template("input_fields.c.j2").render(common)
+    out["tests/semantic_calls.c"] = env.get_template("semantic_calls.c.j2").render(common)
     out["docs/libraries.md"] = env.get_template("libraries.md.j2").render(common)
     for module in model.modules:
         context = common | {"m": module}

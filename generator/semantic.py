@@ -89,6 +89,8 @@ def _check_names(m: dict, f: dict, where: str) -> None:
                 constant(c["equals"])
                 if "value" in c:
                     constant(c["value"])
+        elif "record" in a:
+            param(a["record"])
         elif "value" in a:
             constant(a["value"])
     for r in m.get("require", []):
@@ -105,10 +107,15 @@ def _check_names(m: dict, f: dict, where: str) -> None:
 
 
 # -- what the template emits ----------------------------------------------------------------------
+# Each piece below also says how generated/tests/semantic_calls.c (templates/semantic_calls.c.j2)
+# exercises it, in C statements over the newest form's parameters: there every pointer parameter
+# points to a zeroed buffer, every other parameter is zero, and `satisfy` makes the call one the
+# older entry point can make.
 @dataclass
 class Check:
     condition: str      # C: true when the call cannot be made
     reason: str
+    violate: list[str] = field(default_factory=list)  # statements that make `condition` true
 
 
 @dataclass
@@ -117,6 +124,8 @@ class Scalar:
     type: str
     cases: list[tuple[str, str]]  # (C condition, C value)
     reason: str         # none of them
+    satisfy: str = ""   # a statement selecting the first case
+    violate: str = ""   # one selecting none
 
 
 @dataclass
@@ -124,6 +133,8 @@ class After:
     condition: str      # C: when to write (besides the call's success unless `always`)
     statements: list[str]
     always: bool = False
+    prepare: list[str] = field(default_factory=list)  # statements giving the target a value to overwrite
+    expect: list[str] = field(default_factory=list)   # C: true when it was written, after a mock call
 
 
 @dataclass
@@ -149,6 +160,9 @@ class SemanticAdapter:
     status_map: list[tuple[str, str, str]] = field(default_factory=list)
     conversions: list = field(default_factory=list)  # none: release_calls' record adapters have them
     semantic: bool = True
+    expected: list[str | None] = field(default_factory=list)  # per entry point parameter, the value it
+    # is given (C over the newest form's parameters), None for a local (any value)
+    satisfy: list[str] = field(default_factory=list)  # statements meeting `require`'s equalities
 
 
 def _pointee(c_type: str) -> str:
@@ -206,7 +220,8 @@ def _union_checks(f: dict, r: dict, release: str, newest: str, ir: dict) -> list
             checks.append(Check(
                 f"{r['param']} != NULL && {r['param']}->{r['when']['field']} == {r['when']['equals']} && "
                 f"!cubind__semantic_zero((const unsigned char *)(const void *){r['param']} + {offset}, {extra['size']}, 1)",
-                f"{path} is set, which {member['record']} of CUDA {release} does not have"))
+                f"{path} is set, which {member['record']} of CUDA {release} does not have",
+                [f"{r['param']}->{r['when']['field']} = {r['when']['equals']};", _set_byte(r["param"], offset)]))
         return checks
     raise IRError(f"{f['name']}: {record_name} holds no union with a member {r['member']!r}")
 
@@ -224,44 +239,79 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
     scalars: list[Scalar] = []
     checks: list[Check] = []
     after: list[After] = []
+    expected: list[str | None] = []
+    satisfy: list[str] = []
+    entry_params = list(s["params"])
     for i, (a, c_type) in enumerate(zip(s["args"], s["params"])):
         if isinstance(a, str):
             args.append(f"({c_type}){a}")
+            expected.append(args[-1])
         elif "local" in a:
             locals_.append((f"cubind_local_{a['local']}", _pointee(c_type)))
             args.append(f"&cubind_local_{a['local']}")
+            expected.append(None)
+        elif "record" in a:
+            name = a["record"]
+            # a pointer to a record of another tag, which cubind's headers do not declare: a pointer alike
+            entry_params[i] = "const void *" if c_type.strip().startswith("const ") else "void *"
+            args.append(f"({entry_params[i]}){name}")
+            for offset, size, path, old_record in _prefix_fields(f, name, c_type, release, newest, ir):
+                where = f"(unsigned char *)(void *){name} + {offset}"
+                if a.get("out"):  # what the older release does not write reads as default
+                    after.append(After(f"{name} != NULL", [f"cubind__semantic_clear({where}, {size}, 1);"],
+                                       prepare=[f"memset({where}, 0x5c, {size});"],
+                                       expect=[f"cubind_test_zero({where}, {size})"]))
+                else:
+                    checks.append(Check(f"{name} != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)"
+                                        f"{name} + {offset}, {size}, 1)",
+                                        f"{path} is set, which {old_record} of CUDA {release} does not have",
+                                        [_set_byte(name, offset)]))
+            expected.append(args[-1])
         elif "scalar" in a:
             name, source = f"cubind_arg_{i}", a["scalar"]
             access = "->" if params[source]["category"] == "pointer" else "."
             cases = [(f"{source}{access}{c['field']} == {c['equals']}",
                       c["value"] if "value" in c else f"{source}{access}{c['from']}") for c in a["cases"]]
-            scalars.append(Scalar(name, c_type, cases, a["otherwise"]))
+            first = a["cases"][0]
+            scalars.append(Scalar(name, c_type, cases, a["otherwise"],
+                                  f"{source}{access}{first['field']} = {first['equals']};",
+                                  f"{source}{access}{first['field']} = 0x7ffe;"))
             args.append(name)
+            expected.append(f"({c_type})({cases[0][1]})")
         else:
             args.append(f"({c_type}){a['value']}")
+            expected.append(args[-1])
     for r in s["require"]:
         p = r["param"]
         if "default_elements" in r:
-            checks.append(Check(f"{p} != NULL && !cubind__semantic_zero({p}, {r['default_elements']}, sizeof *{p})",
-                                r["otherwise"]))
+            n = r["default_elements"]
+            count = f"*{n} = 1;" if params[n]["category"] == "pointer" else f"{n} = 1;"
+            checks.append(Check(f"{p} != NULL && !cubind__semantic_zero({p}, {n}, sizeof *{p})",
+                                r["otherwise"], [count, _set_byte(p, 0)]))
         elif "member" in r:
             checks.extend(_union_checks(f, r, release, newest, ir))
         else:
-            checks.append(Check(f"{p} != {r['equals']}", r["otherwise"]))
+            checks.append(Check(f"{p} != {r['equals']}", r["otherwise"], [_unequal(params[p], r["equals"])]))
+            satisfy.append(f"{p} = ({params[p]['type']}){r['equals']};")
     for k, a in enumerate(s["after"]):
         if "zero_elements" in a:
             p, n = a["zero_elements"], a["count"]
             count = f"cubind_count_{k}"
             captures.append((count, "size_t", f"{n} != NULL ? (size_t)*{n} : 0"))
             after.append(After(f"{p} != NULL && {a['if_set']} != NULL",
-                               [f"cubind__semantic_clear({p}, {count}, sizeof *{p});"], a.get("always", False)))
+                               [f"cubind__semantic_clear({p}, {count}, sizeof *{p});"], a.get("always", False),
+                               [f"*{n} = 1;", f"memset({p}, 0x5c, sizeof *{p});"],
+                               [f"cubind_test_zero({p}, sizeof *{p})"]))
             continue
         p = a["store"]
         if "fields" in a:
             statements = [f"{p}->{name} = {_value(v)};" for name, v in a["fields"].items()]
+            expect = [f"{p}->{name} == {_written(v)}" for name, v in a["fields"].items()]
         else:
             statements = [f"*{p} = {_value(a['value'])};"]
-        after.append(After(f"{p} != NULL", statements, a.get("always", False)))
+            expect = [f"*{p} == {_written(a['value'])}"]
+        after.append(After(f"{p} != NULL", statements, a.get("always", False), [f"memset({p}, 0x5c, sizeof *{p});"],
+                           expect))
     conditions = [c.reason for c in checks] + [sc.reason for sc in scalars]
     unless = f"; refused, writing nothing, when {'; or when '.join(conditions)}" if conditions else ""
     reason = (f"{d.get('reason') or f'the CUDA {newest} form does not exist'}: called through "
@@ -270,8 +320,71 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
     if status_map:
         reason += "; " + "; ".join(f"its {a} is the newest form's {b}" + (f" (with *{c} NULL)" if c else "")
                                    for a, b, c in status_map)
-    return SemanticAdapter(index, f, release, s["entry"], function_index, s["result"], s["params"], args, locals_,
-                           captures, checks, scalars, after, reason, status_map)
+    return SemanticAdapter(index, f, release, s["entry"], function_index, s["result"], entry_params, args, locals_,
+                           captures, checks, scalars, after, reason, status_map, expected=expected, satisfy=satisfy)
+
+
+def _record_of(c_type: str) -> str:
+    """The record a pointer type points to: `const struct X *` -> `struct X`."""
+    return c_type.strip().removesuffix("*").strip().removeprefix("const ").strip()
+
+
+def _prefix_fields(f: dict, param: str, old_type: str, release: str, newest: str,
+                   ir: dict) -> list[tuple[int, int, str, str]]:
+    """(offset, size, name, older record) of each field of the record `param` points to that the
+    entry point's record (`old_type`, another name) lacks, after checking that the older record is
+    the newer one's prefix: each of its fields is the newer one's of that name, at the same offset
+    and size (a reserved array may give its first bytes to new fields), nested records alike or a
+    prefix in turn. A field it lacks must be zero going in, and is cleared coming out."""
+    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
+    p = next(p for p in f["params"] if p["name"] == param)
+    new_name, old_name = _record_of(p["canonical"]), _record_of(old_type)
+    where = f"{f['name']}: {param} ({new_name}) passed as {old_name} of CUDA {release}"
+
+    def check(new: dict | None, old: dict | None, path: str) -> None:
+        if new is None or old is None:
+            raise IRError(f"{where}: no layout of {path or new_name} in both releases")
+        if new["kind"] != old["kind"] or old["size"] > new["size"]:
+            raise IRError(f"{where}: {path or old_name} is not a prefix of the CUDA {newest} record")
+        newer = {x["name"]: x for x in new["fields"] if x["name"]}
+        for o in old["fields"]:
+            n = newer.get(o["name"])
+            if n is None or n["kind"] != o["kind"]:
+                raise IRError(f"{where}: field {path}{o['name'] or '(anonymous)'} is not in the CUDA {newest} record")
+            end = (o["offset"] + o["size"], n["offset"] + n["size"])
+            shrunk = o["kind"] == "array" and n["offset"] >= o["offset"] and end[0] == end[1]
+            if (n["offset"], n["size"]) != (o["offset"], o["size"]) and not shrunk:
+                raise IRError(f"{where}: field {path}{o['name']} moved between CUDA {release} and {newest}")
+            if o["kind"] == "record":
+                a, b = _lookup(new_records, n.get("record") or ""), _lookup(old_records, o.get("record") or "")
+                if a != b:
+                    check(a, b, f"{path}{o['name']}.")
+
+    check(_lookup(new_records, new_name), _lookup(old_records, old_name), "")
+    return [(offset, size, name, old_name)
+            for offset, size, name in dropped_fields(new_name, release, newest, ir, param, old_name)]
+
+
+def _set_byte(param: str, offset: int) -> str:
+    """A test's statement making byte `offset` of what `param` points to non-zero."""
+    return f"((unsigned char *)(void *){param})[{offset}] = 1;"
+
+
+def _unequal(param: dict, constant: str) -> str:
+    """A test's statement giving `param` a value other than `constant`."""
+    if param["category"] in ("pointer", "function_pointer"):
+        return f"{param['name']} = ({param['type']})(void *)cubind_other.bytes;"
+    return f"{param['name']} = ({param['type']})({constant} + 1);"
+
+
+def _written(v: str | dict) -> str:
+    """What a test expects `after` wrote, when the mock wrote nothing: a local stays zero, a
+    pointer tested by if_set stays NULL (the buffer it points to is zeroed)."""
+    if isinstance(v, str):
+        return v
+    if "local" in v:
+        return "0"
+    return v["else"]
 
 
 def _value(v: str | dict) -> str:
@@ -286,11 +399,13 @@ def _value(v: str | dict) -> str:
 
 
 # -- no silent drop: an input record's fields the older release lacks --------------------------------
-def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str) -> list[tuple[int, int, str]]:
+def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str,
+                   older_record: str | None = None) -> list[tuple[int, int, str]]:
     """(offset, size, name) of each field of `record` (the newest layout) that an adapter converting
     it to `release`'s layout cannot carry: a field that release does not have, the part of an array
     beyond its length there, recursively through records held by value. An input adapter refuses a
-    call that sets one to other than zero (docs/releases.md), naming it `param->field`."""
+    call that sets one to other than zero (docs/releases.md), naming it `param->field`.
+    `older_record`: the record's name in `release` when it is another (a semantic adapter's)."""
     new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
     out: list[tuple[int, int, str]] = []
 
@@ -310,7 +425,7 @@ def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str)
             elif f["kind"] == "array" and o["kind"] == "array" and f["size"] > o["size"]:
                 out.append((base + f["offset"] + o["size"], f["size"] - o["size"], f"{name} beyond byte {o['size']}"))
 
-    new, old = _lookup(new_records, record), _lookup(old_records, record)
+    new, old = _lookup(new_records, record), _lookup(old_records, older_record or record)
     if new is not None and old is not None:
         walk(new, old, 0, f"{param}->")
     return out

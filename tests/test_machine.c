@@ -618,21 +618,25 @@ static void test_version_contradicts_soname(void **state)
     in_child(version_contradicts_soname);
 }
 
-/* CUDA 12.4's runtime: cudaGraphAddNode is refused, and the reason names the entry point 12.4 has
- * with the newest parameters (cudaGraphAddNode_v2) and the obstacle: parameter nodeParams, whose
- * record's union members changed (generator/release_compare.py). */
+/* CUDA 12.4's driver: cuDeviceGetDevResource is refused, and the reason names the entry point 12.4
+ * has with the newest parameters (its own symbol) and the obstacle: parameter resource, whose
+ * record's union members changed (generator/release_compare.py). (cuGraphAddNode, refused so
+ * before, is called through a semantic adapter now: generator/semantic.toml.) */
 static void refusal_names_the_obstacle(void)
 {
     struct cubind_function_info info = {.size = sizeof info};
-    /* the driver's cuGraphAddNode with 12.4 (the runtime's is called through a semantic adapter) */
     path_env("CUBIND_DRIVER_PATH", "CUBIND_TEST_RELEASE_MOCK_DIR", "libcuda.so.1");
-    CHECK(cubind_function_info("cuGraphAddNode", &info) == CUBIND_OK);
+    CHECK(cubind_function_info("cuDeviceGetDevResource", &info) == CUBIND_OK);
     CHECK(info.state == CUBIND_FUNCTION_REFUSED && info.release != NULL && strcmp(info.release, "12.4") == 0);
-    CHECK(info.reason != NULL && strstr(info.reason, "CUDA 12.4 has cuGraphAddNode_v2 with the CUDA ") != NULL);
-    CHECK(strstr(info.reason, "parameter nodeParams") != NULL && strstr(info.reason, "union member") != NULL);
+    CHECK(info.reason != NULL && strstr(info.reason, "CUDA 12.4 has cuDeviceGetDevResource with the CUDA ") != NULL);
+    CHECK(strstr(info.reason, "parameter resource") != NULL && strstr(info.reason, "union member") != NULL);
     /* and the error record of a call says the same */
-    CHECK(cubind_driver_graph_add_node(NULL, NULL, NULL, NULL, 0, NULL) != CUDA_SUCCESS);
-    CHECK(strstr(cubind_last_error()->message, "cuGraphAddNode_v2") != NULL);
+    CHECK(cubind_driver_device_get_dev_resource(0, NULL, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS);
+    CHECK(strstr(cubind_last_error()->message, "parameter resource") != NULL);
+    /* cuGraphAddNode: adapted, its reason saying when it is refused */
+    CHECK(cubind_function_info("cuGraphAddNode", &info) == CUBIND_OK);
+    CHECK(info.state == CUBIND_FUNCTION_ADAPTED && info.reason != NULL &&
+          strstr(info.reason, "nodeParams->graph.ownership is set") != NULL);
 }
 
 static void test_refusal_names_the_obstacle(void **state)

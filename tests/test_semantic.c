@@ -35,6 +35,19 @@ static void assert_called(const char *symbol, cudaError_t result)
     assert_true(cubind_mock_matches(symbol));
 }
 
+/* The next call succeeds and must reach the mock with a graph, the from and to arrays and a count
+ * (the edge functions' older forms): each given as its address and size. */
+static void expect_edges(const void *graph, size_t graph_size, const void *from, const void *to, size_t nodes_size,
+                         const void *count, size_t count_size)
+{
+    cubind_mock_set_status(cudaSuccess);
+    cubind_mock_expect_begin();
+    cubind_mock_expect_arg(graph, graph_size);
+    cubind_mock_expect_arg(from, nodes_size);
+    cubind_mock_expect_arg(to, nodes_size);
+    cubind_mock_expect_arg(count, count_size);
+}
+
 /* The call was refused: no mock call since `before`, the missing-symbol status, and a record
  * naming the function, the release, the entry point and `why`. */
 static void assert_refused(cudaError_t result, unsigned long before, const char *function, const char *entry,
@@ -152,12 +165,7 @@ static void test_add_remove_dependencies(void **state)
     if (!in_release("11.8"))
         skip();
     memset(edges, 0, sizeof edges);
-    cubind_mock_set_status(cudaSuccess);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&n, sizeof n);
+    expect_edges(&graph, sizeof graph, &from, &to, sizeof from, &n, sizeof n);
     assert_called("cudaGraphAddDependencies", cubind_runtime_graph_add_dependencies(graph, from, to, edges, n));
     assert_called("cudaGraphAddDependencies", cubind_runtime_graph_add_dependencies(graph, from, to, NULL, n));
     assert_called("cudaGraphRemoveDependencies", cubind_runtime_graph_remove_dependencies(graph, from, to, edges, n));
@@ -207,12 +215,7 @@ static void test_edge_queries(void **state)
     if (!in_release("11.8"))
         skip();
     memset(zero, 0, sizeof zero);
-    cubind_mock_set_status(cudaSuccess);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&from, sizeof from);
-    cubind_mock_expect_arg(&to, sizeof to);
-    cubind_mock_expect_arg(&pn, sizeof pn);
+    expect_edges(&graph, sizeof graph, &from, &to, sizeof from, &pn, sizeof pn);
     memset(edges, 0x5c, sizeof edges);
     assert_called("cudaGraphGetEdges", cubind_runtime_graph_get_edges(graph, from, to, edges, &n));
     assert_memory_equal(edges, zero, sizeof edges);

@@ -272,8 +272,14 @@ INPUT_FIELDS_TEST := $(TEST_BUILD)/input_fields
 $(INPUT_FIELDS_TEST): $(GENERATED)/tests/input_fields.c $(LIBRARY_SO) $(RECORDER) $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
-test-semantic: $(SEMANTIC_TEST) $(INPUT_FIELDS_TEST) $(MOCKS) $(RELEASE_MOCKS)
-	@$(foreach r,$(CUBIND_RELEASES),for t in $(SEMANTIC_TEST) $(INPUT_FIELDS_TEST); do \
+# And every semantic adapter ($(GENERATED)/tests/semantic_calls.c, from the IR): its call, each refusal
+# (no mock reached, nothing written, the reason recorded) and each status it maps.
+SEMANTIC_CALLS_TEST := $(TEST_BUILD)/semantic_calls
+$(SEMANTIC_CALLS_TEST): $(GENERATED)/tests/semantic_calls.c $(LIBRARY_SO) $(RECORDER) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -o $@ $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
+test-semantic: $(SEMANTIC_TEST) $(INPUT_FIELDS_TEST) $(SEMANTIC_CALLS_TEST) $(MOCKS) $(RELEASE_MOCKS)
+	@$(foreach r,$(CUBIND_RELEASES),for t in $(SEMANTIC_TEST) $(INPUT_FIELDS_TEST) $(SEMANTIC_CALLS_TEST); do \
 	    echo "$$(basename $$t): against the mocks of CUDA $(subst _,.,$(r)) (log: $$t-r$(r).log)"; \
 	    env $(call release_env,$(r)) $$t > $$t-r$(r).log 2>&1; status=$$?; \
 	    $(RESULTS) count $$(basename $$t)-r$(r) cmocka $$t-r$(r).log --status $$status; \
@@ -578,12 +584,17 @@ gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-li
 # against that release's headers and linked to its libcudart (copied beside it, to travel to the GPU
 # machine); the releases carried are listed in releases.txt, which releases.sh runs every one of. A
 # release whose runtime lacks the graph-edge and capture forms of the newest one (11.8: no
-# cudaStreamGetCaptureInfo_v3) has no direct build.
+# cudaStreamGetCaptureInfo_v3) has no direct build. The driver's part (tests/gpu/releases_driver.c):
+# through cubind, and per release against its cuda.h (linked to the toolkit's stub, the GPU machine's
+# libcuda.so.1 at run time), with a driver that says it is of that release (driver_as_release.py,
+# from the IR's driver calls there), libcuda.so.1.release beside that release's runtime.
 RELEASES_CACHE = $(shell $(PYTHON) -m generator.release_headers cache)
 .PHONY: gpu-releases
 gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases.c -o $(TEST_BUILD)/gpu/releases-cubind \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/releases_driver.c -o $(TEST_BUILD)/gpu/releases-driver-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 	: > $(TEST_BUILD)/gpu/releases.txt
 	for release in $$($(PYTHON) -m generator.release_headers names); do \
@@ -593,6 +604,12 @@ gpu-releases: $(LIBRARY_SO) $(BUILT_HEADERS) fetch-releases fetch-release-libs
 	    cp -L $$lib $(TEST_BUILD)/gpu/cuda-$$release/ && \
 	    $(CC) $(ALL_CFLAGS) -DCUBIND_TEST_DIRECT -I$$dir/include tests/gpu/releases.c \
 	        -o $(TEST_BUILD)/gpu/releases-direct-$$release $(TEST_BUILD)/gpu/cuda-$$release/$$(basename $$lib) || exit 1; \
+	    $(CC) $(ALL_CFLAGS) -DCUBIND_TEST_DIRECT -I$$dir/include tests/gpu/releases_driver.c \
+	        -o $(TEST_BUILD)/gpu/releases-driver-direct-$$release -L$(CUDA_PATH)/lib64/stubs -lcuda || exit 1; \
+	    $(PYTHON) tests/gpu/driver_as_release.py $(GENERATED)/ir/driver.json $$release \
+	        $$(echo $$release | awk -F. '{ print $$1 * 1000 + $$2 * 10 }') > $(TEST_BUILD)/gpu/cuda-$$release/driver_as_release.c && \
+	    $(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1.release $(TEST_BUILD)/gpu/cuda-$$release/driver_as_release.c \
+	        -o $(TEST_BUILD)/gpu/cuda-$$release/libcuda.so.1.release || exit 1; \
 	    echo $$release >> $(TEST_BUILD)/gpu/releases.txt; \
 	done
 	@echo "gpu-releases: the runtimes of CUDA $$(cat $(TEST_BUILD)/gpu/releases.txt | tr '\n' ' ')carried"

@@ -2776,7 +2776,7 @@ const struct cubind__cublasLt_releases {
         char s0[1];
         char s1[100];
         char s2[100];
-        char s3[325];
+        char s3[377];
     } strings;
 } cubind__cublasLt_releases = {
     {4, offsetof(struct cubind__cublasLt_releases, releases),
@@ -2864,7 +2864,7 @@ const struct cubind__cublasLt_releases {
         "",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
-        "the CUDA 13.0 form cannot be called: CUDA 11.8 has cublasLtMatmulPreferenceInit_internal with the CUDA 13.0 parameters, but cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
+        "the CUDA 13.0 form cannot be called: CUDA 11.8 has cublasLtMatmulPreferenceInit_internal with the CUDA 13.0 parameters, but parameter pref (cublasLtMatmulPreference_t) reaches cublasLtMatmulPreferenceOpaque_t (the library's opaque state, in memory the caller allocates) is 80 bytes in CUDA 11.8, 64 in CUDA 13.0: too small for that release's state; it needs CUDA 12.4 or newer",
     },
 };
 #undef S

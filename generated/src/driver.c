@@ -21513,66 +21513,40 @@ CUresult cubind_driver_profiler_stop(void)
     return cubind_status;
 }
 
-/* CUDA 12.5: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 12.4: cuCtxCreate is called through cuCtxCreate_v2 (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_0_fn)(struct CUctx_st **, unsigned int, int);
 static cubind__slot adapter_0_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.5, 88 here */
-static const cubind__field_copy adapter_0_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
-static CUresult adapter_0(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+static CUresult adapter_0(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
-    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
+    adapter_0_fn cubind_fn = (adapter_0_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.5's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_0_poolProps_to_old,
-                               sizeof adapter_0_poolProps_to_old / sizeof adapter_0_poolProps_to_old[0]);
-    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    if (ctxCreateParams != NULL)
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuCtxCreate", "12.4", "cuCtxCreate_v2",
+                                       "ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)");
+    cubind_result = (CUresult)cubind_fn((struct CUctx_st **)pctx, (unsigned int)flags, (int)dev);
     return cubind_result;
 }
 
-/* CUDA 12.4: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 11.8: cuCtxCreate is called through cuCtxCreate_v2 (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_1_fn)(struct CUctx_st **, unsigned int, int);
 static cubind__slot adapter_1_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_1_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
-static CUresult adapter_1(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+static CUresult adapter_1(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
-    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
+    adapter_1_fn cubind_fn = (adapter_1_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_1_poolProps_to_old,
-                               sizeof adapter_1_poolProps_to_old / sizeof adapter_1_poolProps_to_old[0]);
-    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    if (ctxCreateParams != NULL)
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuCtxCreate", "11.8", "cuCtxCreate_v2",
+                                       "ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)");
+    cubind_result = (CUresult)cubind_fn((struct CUctx_st **)pctx, (unsigned int)flags, (int)dev);
     return cubind_result;
 }
 
-/* CUDA 11.8: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 12.5: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
 static cubind__slot adapter_2_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 11.8, 88 here */
+/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.5, 88 here */
 static const cubind__field_copy adapter_2_poolProps_to_old[] = {
-    {0, 0, 24},
-    {24, 34, 54},
+    {0, 0, 32},
+    {32, 34, 54},
 };
 static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
@@ -21584,12 +21558,9 @@ static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     } old_poolProps;
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.5's struct CUmemPoolProps_st does not have");
     if (poolProps != NULL)
         cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_2_poolProps_to_old,
                                sizeof adapter_2_poolProps_to_old / sizeof adapter_2_poolProps_to_old[0]);
@@ -21597,20 +21568,241 @@ static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     return cubind_result;
 }
 
-/* CUDA 12.5: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 12.4: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
 static cubind__slot adapter_3_target;
+/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.4, 88 here */
+static const cubind__field_copy adapter_3_poolProps_to_old[] = {
+    {0, 0, 32},
+    {32, 34, 54},
+};
+static CUresult adapter_3(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_poolProps;
+    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL)
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_3_poolProps_to_old,
+                               sizeof adapter_3_poolProps_to_old / sizeof adapter_3_poolProps_to_old[0]);
+    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+static cubind__slot adapter_4_target;
+/* struct CUmemPoolProps_st: 88 bytes in CUDA 11.8, 88 here */
+static const cubind__field_copy adapter_4_poolProps_to_old[] = {
+    {0, 0, 24},
+    {24, 34, 54},
+};
+static CUresult adapter_4(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+    union {
+        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
+        long double align_ld;
+        void *align_p;
+        long long align_ll;
+    } old_poolProps;
+    cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
+                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    if (poolProps != NULL)
+        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_4_poolProps_to_old,
+                               sizeof adapter_4_poolProps_to_old / sizeof adapter_4_poolProps_to_old[0]);
+    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuMemPrefetchAsync is called through cuMemPrefetchAsync (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_5_fn)(unsigned long long, unsigned long, int, struct CUstream_st *);
+static cubind__slot adapter_5_target;
+static CUresult adapter_5(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+    adapter_5_fn cubind_fn = (adapter_5_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    int cubind_arg_2;
+    CUresult cubind_result;
+    if (flags != 0)
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", "11.8", "cuMemPrefetchAsync",
+                                       "flags is not 0 (CUDA 11.8's form has no flags)");
+    if (location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+        cubind_arg_2 = (int)location.id;
+    else if (location.type == CU_MEM_LOCATION_TYPE_HOST)
+        cubind_arg_2 = (int)CU_DEVICE_CPU;
+    else
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPrefetchAsync", "11.8", "cuMemPrefetchAsync",
+                                       "location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)");
+    cubind_result = (CUresult)cubind_fn((unsigned long long)devPtr, (unsigned long)count, cubind_arg_2, (struct CUstream_st *)hStream);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuMemAdvise is called through cuMemAdvise (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_6_fn)(unsigned long long, unsigned long, enum CUmem_advise_enum, int);
+static cubind__slot adapter_6_target;
+static CUresult adapter_6(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+{
+    adapter_6_fn cubind_fn = (adapter_6_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
+    int cubind_arg_3;
+    CUresult cubind_result;
+    if (location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+        cubind_arg_3 = (int)location.id;
+    else if (location.type == CU_MEM_LOCATION_TYPE_HOST)
+        cubind_arg_3 = (int)CU_DEVICE_CPU;
+    else
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemAdvise", "11.8", "cuMemAdvise",
+                                       "location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)");
+    cubind_result = (CUresult)cubind_fn((unsigned long long)devPtr, (unsigned long)count, (enum CUmem_advise_enum)advice, cubind_arg_3);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuStreamGetCaptureInfo is called through cuStreamGetCaptureInfo_v2 (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_7_fn)(struct CUstream_st *, enum CUstreamCaptureStatus_enum *, unsigned long *, struct CUgraph_st **, struct CUgraphNode_st *const **, unsigned long *);
+static cubind__slot adapter_7_target;
+static CUresult adapter_7(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    adapter_7_fn cubind_fn = (adapter_7_fn)atomic_load_explicit(&adapter_7_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUstream_st *)hStream, (enum CUstreamCaptureStatus_enum *)captureStatus_out, (unsigned long *)id_out, (struct CUgraph_st **)graph_out, (struct CUgraphNode_st *const **)dependencies_out, (unsigned long *)numDependencies_out);
+    if (edgeData_out != NULL && cubind_result == CUDA_SUCCESS) {
+        *edgeData_out = NULL;
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuStreamUpdateCaptureDependencies is called through cuStreamUpdateCaptureDependencies (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_8_fn)(struct CUstream_st *, struct CUgraphNode_st **, unsigned long, unsigned int);
+static cubind__slot adapter_8_target;
+static CUresult adapter_8(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+{
+    adapter_8_fn cubind_fn = (adapter_8_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (dependencyData != NULL && !cubind__semantic_zero(dependencyData, numDependencies, sizeof *dependencyData))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", "11.8", "cuStreamUpdateCaptureDependencies",
+                                       "dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (CUresult)cubind_fn((struct CUstream_st *)hStream, (struct CUgraphNode_st **)dependencies, (unsigned long)numDependencies, (unsigned int)flags);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphAddKernelNode is called through cuGraphAddKernelNode (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_9_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const void *);
+static cubind__slot adapter_9_target;
+static CUresult adapter_9(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    adapter_9_fn cubind_fn = (adapter_9_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode",
+                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode",
+                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphKernelNodeGetParams is called through cuGraphKernelNodeGetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_10_fn)(struct CUgraphNode_st *, void *);
+static cubind__slot adapter_10_target;
+static CUresult adapter_10(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    adapter_10_fn cubind_fn = (adapter_10_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)nodeParams);
+    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear((unsigned char *)(void *)nodeParams + 56, 8, 1);
+    }
+    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear((unsigned char *)(void *)nodeParams + 64, 8, 1);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphKernelNodeSetParams is called through cuGraphKernelNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_11_fn)(struct CUgraphNode_st *, const void *);
+static cubind__slot adapter_11_target;
+static CUresult adapter_11(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    adapter_11_fn cubind_fn = (adapter_11_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams",
+                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams",
+                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphAddBatchMemOpNode is called through cuGraphAddBatchMemOpNode (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_12_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, const void *);
+static cubind__slot adapter_12_target;
+static CUresult adapter_12(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    adapter_12_fn cubind_fn = (adapter_12_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphBatchMemOpNodeGetParams is called through cuGraphBatchMemOpNodeGetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_13_fn)(struct CUgraphNode_st *, void *);
+static cubind__slot adapter_13_target;
+static CUresult adapter_13(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+{
+    adapter_13_fn cubind_fn = (adapter_13_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)nodeParams_out);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphBatchMemOpNodeSetParams is called through cuGraphBatchMemOpNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_14_fn)(struct CUgraphNode_st *, const void *);
+static cubind__slot adapter_14_target;
+static CUresult adapter_14(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    adapter_14_fn cubind_fn = (adapter_14_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphExecBatchMemOpNodeSetParams is called through cuGraphExecBatchMemOpNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_15_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const void *);
+static cubind__slot adapter_15_target;
+static CUresult adapter_15(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+{
+    adapter_15_fn cubind_fn = (adapter_15_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+static cubind__slot adapter_16_target;
 /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_3_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_16_nodeParams_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_3_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_16_nodeParams_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static CUresult adapter_3(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+static CUresult adapter_16(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -21618,32 +21810,32 @@ static CUresult adapter_3(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgrap
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
+    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
     CUresult cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_3_nodeParams_to_old,
-                               sizeof adapter_3_nodeParams_to_old / sizeof adapter_3_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_16_nodeParams_to_old,
+                               sizeof adapter_16_nodeParams_to_old / sizeof adapter_16_nodeParams_to_old[0]);
     cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_3_nodeParams_to_new,
-                               sizeof adapter_3_nodeParams_to_new / sizeof adapter_3_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_16_nodeParams_to_new,
+                               sizeof adapter_16_nodeParams_to_new / sizeof adapter_16_nodeParams_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
-static cubind__slot adapter_4_target;
+static cubind__slot adapter_17_target;
 /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_4_nodeParams_to_old[] = {
+static const cubind__field_copy adapter_17_nodeParams_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_4_nodeParams_to_new[] = {
+static const cubind__field_copy adapter_17_nodeParams_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static CUresult adapter_4(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+static CUresult adapter_17(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -21651,32 +21843,49 @@ static CUresult adapter_4(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgrap
         void *align_p;
         long long align_ll;
     } old_nodeParams;
-    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
+    cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     CUresult cubind_result;
     if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_4_nodeParams_to_old,
-                               sizeof adapter_4_nodeParams_to_old / sizeof adapter_4_nodeParams_to_old[0]);
+        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_17_nodeParams_to_old,
+                               sizeof adapter_17_nodeParams_to_old / sizeof adapter_17_nodeParams_to_old[0]);
     cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
     if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_4_nodeParams_to_new,
-                               sizeof adapter_4_nodeParams_to_new / sizeof adapter_4_nodeParams_to_new[0]);
+        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_17_nodeParams_to_new,
+                               sizeof adapter_17_nodeParams_to_new / sizeof adapter_17_nodeParams_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphAddMemAllocNode is called through cuGraphAddMemAllocNode (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_18_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, unsigned long, void *);
+static cubind__slot adapter_18_target;
+static CUresult adapter_18(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    adapter_18_fn cubind_fn = (adapter_18_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode",
+                                       "nodeParams->poolProps.maxSize is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have");
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 32, 2, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode",
+                                       "nodeParams->poolProps.usage is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (void *)nodeParams);
     return cubind_result;
 }
 
 /* CUDA 12.5: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_5_target;
+static cubind__slot adapter_19_target;
 /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_5_params_out_to_old[] = {
+static const cubind__field_copy adapter_19_params_out_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_5_params_out_to_new[] = {
+static const cubind__field_copy adapter_19_params_out_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static CUresult adapter_5(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+static CUresult adapter_19(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -21684,32 +21893,32 @@ static CUresult adapter_5(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
+    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     CUresult cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_5_params_out_to_old,
-                               sizeof adapter_5_params_out_to_old / sizeof adapter_5_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_19_params_out_to_old,
+                               sizeof adapter_19_params_out_to_old / sizeof adapter_19_params_out_to_old[0]);
     cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_5_params_out_to_new,
-                               sizeof adapter_5_params_out_to_new / sizeof adapter_5_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_19_params_out_to_new,
+                               sizeof adapter_19_params_out_to_new / sizeof adapter_19_params_out_to_new[0]);
     return cubind_result;
 }
 
 /* CUDA 12.4: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
-static cubind__slot adapter_6_target;
+static cubind__slot adapter_20_target;
 /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_6_params_out_to_old[] = {
+static const cubind__field_copy adapter_20_params_out_to_old[] = {
     {0, 0, 32},
     {32, 34, 54},
     {88, 88, 32},
 };
-static const cubind__field_copy adapter_6_params_out_to_new[] = {
+static const cubind__field_copy adapter_20_params_out_to_new[] = {
     {0, 0, 32},
     {34, 32, 54},
     {88, 88, 32},
 };
-static CUresult adapter_6(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+static CUresult adapter_20(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     union {
         unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
@@ -21717,15 +21926,245 @@ static CUresult adapter_6(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_
         void *align_p;
         long long align_ll;
     } old_params_out;
-    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_6_target, memory_order_acquire);
+    cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
     CUresult cubind_result;
     if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_6_params_out_to_old,
-                               sizeof adapter_6_params_out_to_old / sizeof adapter_6_params_out_to_old[0]);
+        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_20_params_out_to_old,
+                               sizeof adapter_20_params_out_to_old / sizeof adapter_20_params_out_to_old[0]);
     cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
     if (params_out != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_6_params_out_to_new,
-                               sizeof adapter_6_params_out_to_new / sizeof adapter_6_params_out_to_new[0]);
+        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_20_params_out_to_new,
+                               sizeof adapter_20_params_out_to_new / sizeof adapter_20_params_out_to_new[0]);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphMemAllocNodeGetParams is called through cuGraphMemAllocNodeGetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_21_fn)(struct CUgraphNode_st *, void *);
+static cubind__slot adapter_21_target;
+static CUresult adapter_21(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+{
+    adapter_21_fn cubind_fn = (adapter_21_fn)atomic_load_explicit(&adapter_21_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (void *)params_out);
+    if (params_out != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear((unsigned char *)(void *)params_out + 24, 8, 1);
+    }
+    if (params_out != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear((unsigned char *)(void *)params_out + 32, 2, 1);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphGetEdges is called through cuGraphGetEdges (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_22_fn)(struct CUgraph_st *, struct CUgraphNode_st **, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_22_target;
+static CUresult adapter_22(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
+{
+    adapter_22_fn cubind_fn = (adapter_22_fn)atomic_load_explicit(&adapter_22_target, memory_order_acquire);
+    const size_t cubind_count_0 = numEdges != NULL ? (size_t)*numEdges : 0;
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraph_st *)hGraph, (struct CUgraphNode_st **)from, (struct CUgraphNode_st **)to, (unsigned long *)numEdges);
+    if (edgeData != NULL && from != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphNodeGetDependencies is called through cuGraphNodeGetDependencies (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_23_fn)(struct CUgraphNode_st *, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_23_target;
+static CUresult adapter_23(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
+{
+    adapter_23_fn cubind_fn = (adapter_23_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
+    const size_t cubind_count_0 = numDependencies != NULL ? (size_t)*numDependencies : 0;
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNode_st **)dependencies, (unsigned long *)numDependencies);
+    if (edgeData != NULL && dependencies != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphNodeGetDependentNodes is called through cuGraphNodeGetDependentNodes (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_24_fn)(struct CUgraphNode_st *, struct CUgraphNode_st **, unsigned long *);
+static cubind__slot adapter_24_target;
+static CUresult adapter_24(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
+{
+    adapter_24_fn cubind_fn = (adapter_24_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
+    const size_t cubind_count_0 = numDependentNodes != NULL ? (size_t)*numDependentNodes : 0;
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNode_st **)dependentNodes, (unsigned long *)numDependentNodes);
+    if (edgeData != NULL && dependentNodes != NULL && cubind_result == CUDA_SUCCESS) {
+        cubind__semantic_clear(edgeData, cubind_count_0, sizeof *edgeData);
+    }
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphAddDependencies is called through cuGraphAddDependencies (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_25_fn)(struct CUgraph_st *, struct CUgraphNode_st *const *, struct CUgraphNode_st *const *, unsigned long);
+static cubind__slot adapter_25_target;
+static CUresult adapter_25(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    adapter_25_fn cubind_fn = (adapter_25_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (edgeData != NULL && !cubind__semantic_zero(edgeData, numDependencies, sizeof *edgeData))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddDependencies", "11.8", "cuGraphAddDependencies",
+                                       "edgeData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (CUresult)cubind_fn((struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)from, (struct CUgraphNode_st *const *)to, (unsigned long)numDependencies);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphRemoveDependencies is called through cuGraphRemoveDependencies (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_26_fn)(struct CUgraph_st *, struct CUgraphNode_st *const *, struct CUgraphNode_st *const *, unsigned long);
+static cubind__slot adapter_26_target;
+static CUresult adapter_26(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+{
+    adapter_26_fn cubind_fn = (adapter_26_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (edgeData != NULL && !cubind__semantic_zero(edgeData, numDependencies, sizeof *edgeData))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphRemoveDependencies", "11.8", "cuGraphRemoveDependencies",
+                                       "edgeData holds an edge that is not default (CUDA 11.8 has no edge data)");
+    cubind_result = (CUresult)cubind_fn((struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)from, (struct CUgraphNode_st *const *)to, (unsigned long)numDependencies);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphExecKernelNodeSetParams is called through cuGraphExecKernelNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_27_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, const void *);
+static cubind__slot adapter_27_target;
+static CUresult adapter_27(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+{
+    adapter_27_fn cubind_fn = (adapter_27_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams",
+                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams",
+                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const void *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGraphExecUpdate is called through cuGraphExecUpdate (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_28_fn)(struct CUgraphExec_st *, struct CUgraph_st *, struct CUgraphNode_st **, enum CUgraphExecUpdateResult_enum *);
+static cubind__slot adapter_28_target;
+static CUresult adapter_28(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+{
+    adapter_28_fn cubind_fn = (adapter_28_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
+    struct CUgraphNode_st * cubind_local_errorNode;
+    enum CUgraphExecUpdateResult_enum cubind_local_updateResult;
+    CUresult cubind_result;
+    cubind__semantic_clear(&cubind_local_errorNode, 1, sizeof cubind_local_errorNode);
+    cubind__semantic_clear(&cubind_local_updateResult, 1, sizeof cubind_local_updateResult);
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraph_st *)hGraph, &cubind_local_errorNode, &cubind_local_updateResult);
+    if (resultInfo != NULL) {
+        resultInfo->result = cubind_local_updateResult;
+        resultInfo->errorNode = cubind_local_errorNode;
+        resultInfo->errorFromNode = NULL;
+    }
+    return cubind_result;
+}
+
+/* CUDA 12.5: cuGraphAddNode is called through cuGraphAddNode_v2 (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_29_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, const struct CUgraphEdgeData_st *, unsigned long, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_29_target;
+static CUresult adapter_29(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    adapter_29_fn cubind_fn = (adapter_29_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.5", "cuGraphAddNode_v2",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (const struct CUgraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphAddNode is called through cuGraphAddNode_v2 (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_30_fn)(struct CUgraphNode_st **, struct CUgraph_st *, struct CUgraphNode_st *const *, const struct CUgraphEdgeData_st *, unsigned long, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_30_target;
+static CUresult adapter_30(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    adapter_30_fn cubind_fn = (adapter_30_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.4", "cuGraphAddNode_v2",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (const struct CUgraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cuGraphNodeSetParams is called through cuGraphNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_31_fn)(struct CUgraphNode_st *, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_31_target;
+static CUresult adapter_31(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    adapter_31_fn cubind_fn = (adapter_31_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.5", "cuGraphNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphNodeSetParams is called through cuGraphNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_32_fn)(struct CUgraphNode_st *, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_32_target;
+static CUresult adapter_32(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    adapter_32_fn cubind_fn = (adapter_32_fn)atomic_load_explicit(&adapter_32_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.4", "cuGraphNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.5: cuGraphExecNodeSetParams is called through cuGraphExecNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_33_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_33_target;
+static CUresult adapter_33(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    adapter_33_fn cubind_fn = (adapter_33_fn)atomic_load_explicit(&adapter_33_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.5", "cuGraphExecNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 12.4: cuGraphExecNodeSetParams is called through cuGraphExecNodeSetParams (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_34_fn)(struct CUgraphExec_st *, struct CUgraphNode_st *, struct CUgraphNodeParams_st *);
+static cubind__slot adapter_34_target;
+static CUresult adapter_34(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+    adapter_34_fn cubind_fn = (adapter_34_fn)atomic_load_explicit(&adapter_34_target, memory_order_acquire);
+    CUresult cubind_result;
+    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
+        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.4", "cuGraphExecNodeSetParams",
+                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
+    return cubind_result;
+}
+
+/* CUDA 11.8: cuGetProcAddress is called through cuGetProcAddress (generator/semantic.toml). */
+typedef enum cudaError_enum (*adapter_35_fn)(const char *, void **, int, unsigned long);
+static cubind__slot adapter_35_target;
+static CUresult adapter_35(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+    adapter_35_fn cubind_fn = (adapter_35_fn)atomic_load_explicit(&adapter_35_target, memory_order_acquire);
+    CUresult cubind_result;
+    cubind_result = (CUresult)cubind_fn((const char *)symbol, (void **)pfn, (int)cudaVersion, (unsigned long)flags);
+    if (cubind_result == CUDA_ERROR_NOT_FOUND) {
+        if (pfn != NULL)
+            *pfn = NULL;
+        cubind_result = CUDA_SUCCESS;
+    }
+    if (symbolStatus != NULL && cubind_result == CUDA_SUCCESS) {
+        *symbolStatus = (pfn != NULL && *pfn != NULL) ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    }
     return cubind_result;
 }
 
@@ -21754,6 +22193,93 @@ cubind__fnptr cubind__driver_adapter(unsigned index, cubind__slot **target)
     case 6:
         *target = &adapter_6_target;
         return (cubind__fnptr)adapter_6;
+    case 7:
+        *target = &adapter_7_target;
+        return (cubind__fnptr)adapter_7;
+    case 8:
+        *target = &adapter_8_target;
+        return (cubind__fnptr)adapter_8;
+    case 9:
+        *target = &adapter_9_target;
+        return (cubind__fnptr)adapter_9;
+    case 10:
+        *target = &adapter_10_target;
+        return (cubind__fnptr)adapter_10;
+    case 11:
+        *target = &adapter_11_target;
+        return (cubind__fnptr)adapter_11;
+    case 12:
+        *target = &adapter_12_target;
+        return (cubind__fnptr)adapter_12;
+    case 13:
+        *target = &adapter_13_target;
+        return (cubind__fnptr)adapter_13;
+    case 14:
+        *target = &adapter_14_target;
+        return (cubind__fnptr)adapter_14;
+    case 15:
+        *target = &adapter_15_target;
+        return (cubind__fnptr)adapter_15;
+    case 16:
+        *target = &adapter_16_target;
+        return (cubind__fnptr)adapter_16;
+    case 17:
+        *target = &adapter_17_target;
+        return (cubind__fnptr)adapter_17;
+    case 18:
+        *target = &adapter_18_target;
+        return (cubind__fnptr)adapter_18;
+    case 19:
+        *target = &adapter_19_target;
+        return (cubind__fnptr)adapter_19;
+    case 20:
+        *target = &adapter_20_target;
+        return (cubind__fnptr)adapter_20;
+    case 21:
+        *target = &adapter_21_target;
+        return (cubind__fnptr)adapter_21;
+    case 22:
+        *target = &adapter_22_target;
+        return (cubind__fnptr)adapter_22;
+    case 23:
+        *target = &adapter_23_target;
+        return (cubind__fnptr)adapter_23;
+    case 24:
+        *target = &adapter_24_target;
+        return (cubind__fnptr)adapter_24;
+    case 25:
+        *target = &adapter_25_target;
+        return (cubind__fnptr)adapter_25;
+    case 26:
+        *target = &adapter_26_target;
+        return (cubind__fnptr)adapter_26;
+    case 27:
+        *target = &adapter_27_target;
+        return (cubind__fnptr)adapter_27;
+    case 28:
+        *target = &adapter_28_target;
+        return (cubind__fnptr)adapter_28;
+    case 29:
+        *target = &adapter_29_target;
+        return (cubind__fnptr)adapter_29;
+    case 30:
+        *target = &adapter_30_target;
+        return (cubind__fnptr)adapter_30;
+    case 31:
+        *target = &adapter_31_target;
+        return (cubind__fnptr)adapter_31;
+    case 32:
+        *target = &adapter_32_target;
+        return (cubind__fnptr)adapter_32;
+    case 33:
+        *target = &adapter_33_target;
+        return (cubind__fnptr)adapter_33;
+    case 34:
+        *target = &adapter_34_target;
+        return (cubind__fnptr)adapter_34;
+    case 35:
+        *target = &adapter_35_target;
+        return (cubind__fnptr)adapter_35;
     default:
         break;
     }
@@ -21774,47 +22300,76 @@ const struct cubind__driver_releases {
     struct release_strings {
         char s0[1];
         char s1[100];
-        char s2[106];
-        char s3[106];
-        char s4[100];
+        char s2[15];
+        char s3[319];
+        char s4[319];
         char s5[100];
-        char s6[16];
-        char s7[138];
-        char s8[147];
-        char s9[106];
-        char s10[145];
-        char s11[106];
-        char s12[19];
-        char s13[206];
-        char s14[194];
-        char s15[206];
-        char s16[218];
-        char s17[210];
-        char s18[218];
-        char s19[218];
-        char s20[23];
-        char s21[200];
-        char s22[29];
-        char s23[200];
-        char s24[106];
-        char s25[206];
-        char s26[106];
-        char s27[335];
-        char s28[335];
-        char s29[338];
-        char s30[338];
-        char s31[342];
-        char s32[342];
-        char s33[327];
-        char s34[327];
-        char s35[324];
-        char s36[324];
-        char s37[329];
-        char s38[329];
-        char s39[330];
-        char s40[330];
-        char s41[331];
-        char s42[331];
+        char s6[100];
+        char s7[16];
+        char s8[138];
+        char s9[147];
+        char s10[19];
+        char s11[436];
+        char s12[12];
+        char s13[344];
+        char s14[26];
+        char s15[254];
+        char s16[34];
+        char s17[324];
+        char s18[19];
+        char s19[21];
+        char s20[489];
+        char s21[27];
+        char s22[259];
+        char s23[27];
+        char s24[495];
+        char s25[25];
+        char s26[281];
+        char s27[31];
+        char s28[279];
+        char s29[31];
+        char s30[287];
+        char s31[35];
+        char s32[291];
+        char s33[23];
+        char s34[516];
+        char s35[29];
+        char s36[267];
+        char s37[16];
+        char s38[190];
+        char s39[27];
+        char s40[201];
+        char s41[29];
+        char s42[203];
+        char s43[23];
+        char s44[301];
+        char s45[26];
+        char s46[304];
+        char s47[31];
+        char s48[499];
+        char s49[18];
+        char s50[248];
+        char s51[18];
+        char s52[531];
+        char s53[531];
+        char s54[21];
+        char s55[537];
+        char s56[537];
+        char s57[25];
+        char s58[545];
+        char s59[545];
+        char s60[17];
+        char s61[272];
+        char s62[327];
+        char s63[327];
+        char s64[324];
+        char s65[324];
+        char s66[329];
+        char s67[329];
+        char s68[330];
+        char s69[330];
+        char s70[331];
+        char s71[331];
     } strings;
 } cubind__driver_releases = {
     {4, offsetof(struct cubind__driver_releases, releases),
@@ -21834,7 +22389,7 @@ const struct cubind__driver_releases {
         {133, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {134, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {161, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {183, CUBIND__RELEASE_ADAPTER, 0, S(6), S(7)},
+        {183, CUBIND__RELEASE_ADAPTER, 2, S(7), S(8)},
         {185, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {186, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {187, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
@@ -21842,19 +22397,19 @@ const struct cubind__driver_releases {
         {203, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {204, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {212, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {239, CUBIND__RELEASE_SYMBOL, 0, S(12), 0},
-        {309, CUBIND__RELEASE_ADAPTER, 3, S(20), S(7)},
-        {310, CUBIND__RELEASE_ADAPTER, 5, S(22), S(7)},
-        {355, CUBIND__RELEASE_REFUSED, 0, 0, S(27)},
-        {356, CUBIND__RELEASE_REFUSED, 0, 0, S(29)},
-        {357, CUBIND__RELEASE_REFUSED, 0, 0, S(31)},
+        {239, CUBIND__RELEASE_SYMBOL, 0, S(18), 0},
+        {309, CUBIND__RELEASE_ADAPTER, 16, S(33), S(8)},
+        {310, CUBIND__RELEASE_ADAPTER, 19, S(35), S(8)},
+        {355, CUBIND__RELEASE_ADAPTER, 29, S(51), S(52)},
+        {356, CUBIND__RELEASE_ADAPTER, 31, S(54), S(55)},
+        {357, CUBIND__RELEASE_ADAPTER, 33, S(57), S(58)},
         {405, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {411, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {428, CUBIND__RELEASE_REFUSED, 0, 0, S(33)},
-        {429, CUBIND__RELEASE_REFUSED, 0, 0, S(35)},
-        {430, CUBIND__RELEASE_REFUSED, 0, 0, S(37)},
-        {431, CUBIND__RELEASE_REFUSED, 0, 0, S(39)},
-        {432, CUBIND__RELEASE_REFUSED, 0, 0, S(41)},
+        {428, CUBIND__RELEASE_REFUSED, 0, 0, S(62)},
+        {429, CUBIND__RELEASE_REFUSED, 0, 0, S(64)},
+        {430, CUBIND__RELEASE_REFUSED, 0, 0, S(66)},
+        {431, CUBIND__RELEASE_REFUSED, 0, 0, S(68)},
+        {432, CUBIND__RELEASE_REFUSED, 0, 0, S(70)},
         {437, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {438, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {439, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
@@ -21868,16 +22423,16 @@ const struct cubind__driver_releases {
         {447, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {448, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {12, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {26, CUBIND__RELEASE_REFUSED, 0, 0, S(2)},
+        {26, CUBIND__RELEASE_ADAPTER, 0, S(2), S(3)},
         {33, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {38, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {47, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {48, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {78, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {47, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {48, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {78, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
         {133, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {134, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {161, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {183, CUBIND__RELEASE_ADAPTER, 1, S(6), S(7)},
+        {183, CUBIND__RELEASE_ADAPTER, 3, S(7), S(8)},
         {185, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {186, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {187, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
@@ -21885,21 +22440,21 @@ const struct cubind__driver_releases {
         {203, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {204, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {212, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {216, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {239, CUBIND__RELEASE_SYMBOL, 0, S(12), 0},
-        {309, CUBIND__RELEASE_ADAPTER, 4, S(20), S(7)},
-        {310, CUBIND__RELEASE_ADAPTER, 6, S(22), S(7)},
-        {355, CUBIND__RELEASE_REFUSED, 0, 0, S(28)},
-        {356, CUBIND__RELEASE_REFUSED, 0, 0, S(30)},
-        {357, CUBIND__RELEASE_REFUSED, 0, 0, S(32)},
+        {216, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {239, CUBIND__RELEASE_SYMBOL, 0, S(18), 0},
+        {309, CUBIND__RELEASE_ADAPTER, 17, S(33), S(8)},
+        {310, CUBIND__RELEASE_ADAPTER, 20, S(35), S(8)},
+        {355, CUBIND__RELEASE_ADAPTER, 30, S(51), S(53)},
+        {356, CUBIND__RELEASE_ADAPTER, 32, S(54), S(56)},
+        {357, CUBIND__RELEASE_ADAPTER, 34, S(57), S(59)},
         {405, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {411, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {428, CUBIND__RELEASE_REFUSED, 0, 0, S(34)},
-        {429, CUBIND__RELEASE_REFUSED, 0, 0, S(36)},
-        {430, CUBIND__RELEASE_REFUSED, 0, 0, S(38)},
-        {431, CUBIND__RELEASE_REFUSED, 0, 0, S(40)},
-        {432, CUBIND__RELEASE_REFUSED, 0, 0, S(42)},
-        {436, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {428, CUBIND__RELEASE_REFUSED, 0, 0, S(63)},
+        {429, CUBIND__RELEASE_REFUSED, 0, 0, S(65)},
+        {430, CUBIND__RELEASE_REFUSED, 0, 0, S(67)},
+        {431, CUBIND__RELEASE_REFUSED, 0, 0, S(69)},
+        {432, CUBIND__RELEASE_REFUSED, 0, 0, S(71)},
+        {436, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
         {437, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {438, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {439, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
@@ -21913,107 +22468,107 @@ const struct cubind__driver_releases {
         {447, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {448, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {12, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {26, CUBIND__RELEASE_REFUSED, 0, 0, S(3)},
+        {26, CUBIND__RELEASE_ADAPTER, 1, S(2), S(4)},
         {33, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {35, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {36, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
+        {35, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {36, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
         {38, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {47, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {48, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {60, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {61, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {70, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {71, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {72, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {73, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {74, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {75, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {76, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {77, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {78, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {79, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {80, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {81, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {82, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {83, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {84, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {85, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {86, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {98, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {99, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
+        {47, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {48, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {60, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {61, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {70, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {71, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {72, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {73, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {74, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {75, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {76, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {77, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {78, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {79, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {80, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {81, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {82, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {83, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {84, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {85, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {86, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {98, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {99, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
         {133, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {134, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {161, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {183, CUBIND__RELEASE_ADAPTER, 2, S(6), S(8)},
+        {183, CUBIND__RELEASE_ADAPTER, 4, S(7), S(9)},
         {185, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {186, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {187, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {193, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {194, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {195, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {196, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {197, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {198, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {200, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {201, CUBIND__RELEASE_REFUSED, 0, 0, S(10)},
+        {193, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {194, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {195, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {196, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {197, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {198, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {200, CUBIND__RELEASE_ADAPTER, 5, S(10), S(11)},
+        {201, CUBIND__RELEASE_ADAPTER, 6, S(12), S(13)},
         {202, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {203, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {204, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {212, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {214, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {216, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
-        {220, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {224, CUBIND__RELEASE_REFUSED, 0, 0, S(11)},
-        {225, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {239, CUBIND__RELEASE_SYMBOL, 0, S(12), 0},
-        {257, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {258, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {259, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {260, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {278, CUBIND__RELEASE_REFUSED, 0, 0, S(13)},
-        {279, CUBIND__RELEASE_REFUSED, 0, 0, S(14)},
-        {280, CUBIND__RELEASE_REFUSED, 0, 0, S(15)},
-        {305, CUBIND__RELEASE_REFUSED, 0, 0, S(16)},
-        {306, CUBIND__RELEASE_REFUSED, 0, 0, S(17)},
-        {307, CUBIND__RELEASE_REFUSED, 0, 0, S(18)},
-        {308, CUBIND__RELEASE_REFUSED, 0, 0, S(19)},
-        {309, CUBIND__RELEASE_REFUSED, 0, 0, S(21)},
-        {310, CUBIND__RELEASE_REFUSED, 0, 0, S(23)},
-        {321, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {322, CUBIND__RELEASE_REFUSED, 0, 0, S(24)},
-        {323, CUBIND__RELEASE_REFUSED, 0, 0, S(24)},
-        {324, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {325, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {328, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {329, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {330, CUBIND__RELEASE_REFUSED, 0, 0, S(25)},
-        {345, CUBIND__RELEASE_REFUSED, 0, 0, S(26)},
-        {355, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {356, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {357, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {358, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {403, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {404, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
+        {214, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {216, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
+        {220, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {224, CUBIND__RELEASE_ADAPTER, 7, S(14), S(15)},
+        {225, CUBIND__RELEASE_ADAPTER, 8, S(16), S(17)},
+        {239, CUBIND__RELEASE_SYMBOL, 0, S(18), 0},
+        {257, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {258, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {259, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {260, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {278, CUBIND__RELEASE_ADAPTER, 9, S(19), S(20)},
+        {279, CUBIND__RELEASE_ADAPTER, 10, S(21), S(22)},
+        {280, CUBIND__RELEASE_ADAPTER, 11, S(23), S(24)},
+        {305, CUBIND__RELEASE_ADAPTER, 12, S(25), S(26)},
+        {306, CUBIND__RELEASE_ADAPTER, 13, S(27), S(28)},
+        {307, CUBIND__RELEASE_ADAPTER, 14, S(29), S(30)},
+        {308, CUBIND__RELEASE_ADAPTER, 15, S(31), S(32)},
+        {309, CUBIND__RELEASE_ADAPTER, 18, S(33), S(34)},
+        {310, CUBIND__RELEASE_ADAPTER, 21, S(35), S(36)},
+        {321, CUBIND__RELEASE_ADAPTER, 22, S(37), S(38)},
+        {322, CUBIND__RELEASE_ADAPTER, 23, S(39), S(40)},
+        {323, CUBIND__RELEASE_ADAPTER, 24, S(41), S(42)},
+        {324, CUBIND__RELEASE_ADAPTER, 25, S(43), S(44)},
+        {325, CUBIND__RELEASE_ADAPTER, 26, S(45), S(46)},
+        {328, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {329, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {330, CUBIND__RELEASE_ADAPTER, 27, S(47), S(48)},
+        {345, CUBIND__RELEASE_ADAPTER, 28, S(49), S(50)},
+        {355, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {356, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {357, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {358, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {403, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {404, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
         {405, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {406, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
+        {406, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
         {411, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
-        {419, CUBIND__RELEASE_REFUSED, 0, 0, S(9)},
-        {420, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {421, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {422, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {423, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {425, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {426, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {427, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {428, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {429, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {430, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {431, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {432, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {433, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {434, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {435, CUBIND__RELEASE_ABSENT, 0, 0, S(4)},
-        {436, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {419, CUBIND__RELEASE_ADAPTER, 35, S(60), S(61)},
+        {420, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {421, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {422, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {423, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {425, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {426, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {427, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {428, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {429, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {430, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {431, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {432, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {433, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {434, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {435, CUBIND__RELEASE_ABSENT, 0, 0, S(5)},
+        {436, CUBIND__RELEASE_ABSENT, 0, 0, S(6)},
         {437, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {438, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
         {439, CUBIND__RELEASE_ABSENT, 0, 0, S(1)},
@@ -22484,37 +23039,66 @@ const struct cubind__driver_releases {
     {
         "",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 12.4, 4 in CUDA 13.0; it needs CUDA 12.5 or newer",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.5 or newer",
+        "cuCtxCreate_v2",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 12.4, 4 in CUDA 13.0: ctxCreateParams only in CUDA 13.0's: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: ctxCreateParams only in CUDA 13.0's: called through cuCtxCreate_v2, which does the same for the arguments it can take; refused, writing nothing, when ctxCreateParams is not NULL (cuCtxCreate_v2 takes no execution affinity or CIG parameters)",
         "it does not exist (added in CUDA 12.4, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
         "cuMemPoolCreate",
         "struct CUmemPoolProps_st (88 bytes in both) lays out reserved, usage otherwise: called through an adapter that converts it field by field",
         "struct CUmemPoolProps_st (88 bytes in both) lays out maxSize, reserved, usage otherwise: called through an adapter that converts it field by field",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cuMemPrefetchAsync",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: location, flags only in CUDA 13.0's; dstDevice only in CUDA 11.8's: called through cuMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)",
+        "cuMemAdvise",
+        "the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct CUmemLocation_st in CUDA 13.0: called through cuMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)",
+        "cuStreamGetCaptureInfo_v2",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: graph_out, dependencies_out, edgeData_out, numDependencies_out only in CUDA 13.0's: called through cuStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
+        "cuStreamUpdateCaptureDependencies",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: dependencyData only in CUDA 13.0's: called through cuStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuEventElapsedTime",
-        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams_out) is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
+        "cuGraphAddKernelNode",
+        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphAddKernelNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "cuGraphKernelNodeGetParams",
+        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphKernelNodeGetParams, which does the same for the arguments it can take",
+        "cuGraphKernelNodeSetParams",
+        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "cuGraphAddBatchMemOpNode",
+        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphAddBatchMemOpNode, which does the same for the arguments it can take",
+        "cuGraphBatchMemOpNodeGetParams",
+        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams_out) is struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphBatchMemOpNodeGetParams, which does the same for the arguments it can take",
+        "cuGraphBatchMemOpNodeSetParams",
+        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphBatchMemOpNodeSetParams, which does the same for the arguments it can take",
+        "cuGraphExecBatchMemOpNodeSetParams",
+        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphExecBatchMemOpNodeSetParams, which does the same for the arguments it can take",
         "cuGraphAddMemAllocNode",
-        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphAddMemAllocNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->poolProps.maxSize is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->poolProps.usage is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have",
         "cuGraphMemAllocNodeGetParams",
-        "the CUDA 13.0 form does not exist: parameter 2 (params_out) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0; it needs CUDA 12.4 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form does not exist: parameter 2 (params_out) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphMemAllocNodeGetParams, which does the same for the arguments it can take",
+        "cuGraphGetEdges",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphGetEdges, which does the same for the arguments it can take",
+        "cuGraphNodeGetDependencies",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphNodeGetDependencies, which does the same for the arguments it can take",
+        "cuGraphNodeGetDependentNodes",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphNodeGetDependentNodes, which does the same for the arguments it can take",
+        "cuGraphAddDependencies",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "cuGraphRemoveDependencies",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "cuGraphExecKernelNodeSetParams",
+        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphExecKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "cuGraphExecUpdate",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: resultInfo only in CUDA 13.0's; hErrorNode_out, updateResult_out only in CUDA 11.8's: called through cuGraphExecUpdate, which does the same for the arguments it can take",
+        "cuGraphAddNode_v2",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "cuGraphNodeSetParams",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "cuGraphExecNodeSetParams",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "cuGetProcAddress",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: symbolStatus only in CUDA 13.0's: called through cuGetProcAddress, which does the same for the arguments it can take; its CUDA_ERROR_NOT_FOUND is the newest form's CUDA_SUCCESS (with *pfn NULL)",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuDeviceGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuDeviceGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuCtxGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",

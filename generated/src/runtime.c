@@ -17068,10 +17068,10 @@ const struct cubind__runtime_releases {
         char s8[17];
         char s9[28];
         char s10[28];
-        char s11[172];
+        char s11[256];
         char s12[39];
         char s13[36];
-        char s14[290];
+        char s14[326];
         char s15[25];
         char s16[138];
         char s17[138];
@@ -17094,7 +17094,7 @@ const struct cubind__runtime_releases {
         char s34[128];
         char s35[24];
         char s36[21];
-        char s37[366];
+        char s37[434];
         char s38[17];
         char s39[14];
         char s40[341];
@@ -17125,23 +17125,23 @@ const struct cubind__runtime_releases {
         char s65[31];
         char s66[21];
         char s67[18];
-        char s68[162];
+        char s68[192];
         char s69[32];
         char s70[29];
-        char s71[173];
+        char s71[203];
         char s72[34];
         char s73[31];
-        char s74[175];
+        char s74[205];
         char s75[28];
         char s76[25];
-        char s77[273];
+        char s77[303];
         char s78[31];
         char s79[28];
-        char s80[276];
+        char s80[306];
         char s81[30];
-        char s82[174];
+        char s82[257];
         char s83[20];
-        char s84[164];
+        char s84[250];
         char s85[20];
         char s86[536];
         char s87[536];
@@ -17152,7 +17152,7 @@ const struct cubind__runtime_releases {
         char s92[550];
         char s93[550];
         char s94[24];
-        char s95[251];
+        char s95[285];
         char s96[100];
     } strings;
 } cubind__runtime_releases = {
@@ -17677,10 +17677,10 @@ const struct cubind__runtime_releases {
         "cudaChooseDevice",
         "cudaStreamGetCaptureInfo_v3",
         "cudaStreamGetCaptureInfo_v2",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: called through cudaStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 7 in CUDA 13.0: graph_out, dependencies_out, edgeData_out, numDependencies_out only in CUDA 13.0's: called through cudaStreamGetCaptureInfo_v2, which does the same for the arguments it can take",
         "cudaStreamUpdateCaptureDependencies_v2",
         "cudaStreamUpdateCaptureDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: dependencyData only in CUDA 13.0's: called through cudaStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaImportExternalMemory",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.5, 104 in CUDA 13.0: called through an adapter that converts it field by field",
         "struct cudaExternalMemoryHandleDesc is 40 bytes in CUDA 12.4, 104 in CUDA 13.0: called through an adapter that converts it field by field",
@@ -17703,7 +17703,7 @@ const struct cubind__runtime_releases {
         "struct cudaFuncAttributes is 56 bytes in CUDA 11.8, 144 in CUDA 13.0: called through an adapter that converts it field by field",
         "cudaMemPrefetchAsync_v2",
         "cudaMemPrefetchAsync",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: location, flags only in CUDA 13.0's; dstDevice only in CUDA 11.8's: called through cudaMemPrefetchAsync, which does the same for the arguments it can take; refused, writing nothing, when flags is not 0 (CUDA 11.8's form has no flags); or when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
         "cudaMemAdvise_v2",
         "cudaMemAdvise",
         "the CUDA 13.0 form does not exist: parameter 4 (location) is int in CUDA 11.8, struct cudaMemLocation in CUDA 13.0: called through cudaMemAdvise, which does the same for the arguments it can take; refused, writing nothing, when location.type is neither cudaMemLocationTypeDevice nor cudaMemLocationTypeHost (CUDA 11.8 takes a device number)",
@@ -17734,23 +17734,23 @@ const struct cubind__runtime_releases {
         "cudaGraphMemAllocNodeGetParams",
         "cudaGraphGetEdges_v2",
         "cudaGraphGetEdges",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphGetEdges, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cudaGraphGetEdges, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependencies_v2",
         "cudaGraphNodeGetDependencies",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGraphNodeGetDependencies, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cudaGraphNodeGetDependencies, which does the same for the arguments it can take",
         "cudaGraphNodeGetDependentNodes_v2",
         "cudaGraphNodeGetDependentNodes",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGraphNodeGetDependentNodes, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cudaGraphNodeGetDependentNodes, which does the same for the arguments it can take",
         "cudaGraphAddDependencies_v2",
         "cudaGraphAddDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cudaGraphAddDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaGraphRemoveDependencies_v2",
         "cudaGraphRemoveDependencies",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: called through cudaGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cudaGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cudaGraphInstantiateWithFlags",
-        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0: called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 5 parameters in CUDA 11.8, 3 in CUDA 13.0: flags only in CUDA 13.0's; pErrorNode, pLogBuffer, bufferSize only in CUDA 11.8's: called through cudaGraphInstantiateWithFlags, which does the same for the arguments it can take",
         "cudaGraphExecUpdate",
-        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: called through cudaGraphExecUpdate, which does the same for the arguments it can take",
+        "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: resultInfo only in CUDA 13.0's; hErrorNode_out, updateResult_out only in CUDA 11.8's: called through cudaGraphExecUpdate, which does the same for the arguments it can take",
         "cudaGraphAddNode_v2",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
@@ -17761,7 +17761,7 @@ const struct cubind__runtime_releases {
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
         "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
         "cudaGetDriverEntryPoint",
-        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: called through cudaGetDriverEntryPoint, which does the same for the arguments it can take; its cudaErrorSymbolNotFound is the newest form's cudaSuccess (with *funcPtr NULL)",
+        "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: driverStatus only in CUDA 13.0's: called through cudaGetDriverEntryPoint, which does the same for the arguments it can take; its cudaErrorSymbolNotFound is the newest form's cudaSuccess (with *funcPtr NULL)",
         "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",
     },
 };

@@ -2101,7 +2101,7 @@ static void test_runtime_41_pResDesc_1(void **cubind_state)
 }
 
 /* CUDA 12.5, cuMemPoolCreate: every field poolProps cannot carry there zero, called */
-static void test_driver_0_poolProps_0(void **cubind_state)
+static void test_driver_2_poolProps_0(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2122,7 +2122,7 @@ static void test_driver_0_poolProps_0(void **cubind_state)
 }
 
 /* CUDA 12.5, cuMemPoolCreate: poolProps->usage set, refused */
-static void test_driver_0_poolProps_1(void **cubind_state)
+static void test_driver_2_poolProps_1(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2145,7 +2145,7 @@ static void test_driver_0_poolProps_1(void **cubind_state)
 }
 
 /* CUDA 12.4, cuMemPoolCreate: every field poolProps cannot carry there zero, called */
-static void test_driver_1_poolProps_0(void **cubind_state)
+static void test_driver_3_poolProps_0(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2166,7 +2166,7 @@ static void test_driver_1_poolProps_0(void **cubind_state)
 }
 
 /* CUDA 12.4, cuMemPoolCreate: poolProps->usage set, refused */
-static void test_driver_1_poolProps_1(void **cubind_state)
+static void test_driver_3_poolProps_1(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2189,7 +2189,7 @@ static void test_driver_1_poolProps_1(void **cubind_state)
 }
 
 /* CUDA 11.8, cuMemPoolCreate: every field poolProps cannot carry there zero, called */
-static void test_driver_2_poolProps_0(void **cubind_state)
+static void test_driver_4_poolProps_0(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2210,7 +2210,7 @@ static void test_driver_2_poolProps_0(void **cubind_state)
 }
 
 /* CUDA 11.8, cuMemPoolCreate: poolProps->maxSize set, refused */
-static void test_driver_2_poolProps_1(void **cubind_state)
+static void test_driver_4_poolProps_1(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2233,7 +2233,7 @@ static void test_driver_2_poolProps_1(void **cubind_state)
 }
 
 /* CUDA 11.8, cuMemPoolCreate: poolProps->usage set, refused */
-static void test_driver_2_poolProps_2(void **cubind_state)
+static void test_driver_4_poolProps_2(void **cubind_state)
 {
     cubind_record_buffer cubind_record_1;
     CUmemoryPool *pool = (CUmemoryPool *)(uintptr_t)0x1000u;
@@ -2347,13 +2347,13 @@ int main(void)
         cmocka_unit_test(test_runtime_40_pResDesc_1),
         cmocka_unit_test(test_runtime_41_pResDesc_0),
         cmocka_unit_test(test_runtime_41_pResDesc_1),
-        cmocka_unit_test(test_driver_0_poolProps_0),
-        cmocka_unit_test(test_driver_0_poolProps_1),
-        cmocka_unit_test(test_driver_1_poolProps_0),
-        cmocka_unit_test(test_driver_1_poolProps_1),
         cmocka_unit_test(test_driver_2_poolProps_0),
         cmocka_unit_test(test_driver_2_poolProps_1),
-        cmocka_unit_test(test_driver_2_poolProps_2),
+        cmocka_unit_test(test_driver_3_poolProps_0),
+        cmocka_unit_test(test_driver_3_poolProps_1),
+        cmocka_unit_test(test_driver_4_poolProps_0),
+        cmocka_unit_test(test_driver_4_poolProps_1),
+        cmocka_unit_test(test_driver_4_poolProps_2),
     };
     return cmocka_run_group_tests(cubind_tests, NULL, NULL);
 }

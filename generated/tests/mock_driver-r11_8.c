@@ -267,15 +267,14 @@ MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 }
 #endif
 
-MOCK_API CUresult cuCtxCreate_v2(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+/* cuCtxCreate's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuCtxCreate_v2(struct CUctx_st ** a0, unsigned int a1, int a2)
 {
-    /* not to be called: in CUDA 11.8 cuCtxCreate has another ABI */
-    cubind_mock_begin("trap cuCtxCreate_v2", __builtin_return_address(0));
-    cubind_mock_arg(&pctx, sizeof(CUcontext *));
-    cubind_mock_arg(&ctxCreateParams, sizeof(CUctxCreateParams *));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    cubind_mock_arg(&dev, sizeof(CUdevice));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuCtxCreate_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -2028,28 +2027,27 @@ MOCK_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribut
 }
 #endif
 
-MOCK_API CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
+/* cuMemPrefetchAsync's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuMemPrefetchAsync(unsigned long long a0, unsigned long a1, int a2, struct CUstream_st * a3)
 {
-    /* not to be called: in CUDA 11.8 cuMemPrefetchAsync has another ABI */
-    cubind_mock_begin("trap cuMemPrefetchAsync", __builtin_return_address(0));
-    cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
-    cubind_mock_arg(&count, sizeof(size_t));
-    cubind_mock_arg(&location, sizeof(CUmemLocation));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    cubind_mock_arg(&hStream, sizeof(CUstream));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuMemPrefetchAsync", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
+/* cuMemAdvise's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuMemAdvise(unsigned long long a0, unsigned long a1, enum CUmem_advise_enum a2, int a3)
 {
-    /* not to be called: in CUDA 11.8 cuMemAdvise has another ABI */
-    cubind_mock_begin("trap cuMemAdvise", __builtin_return_address(0));
-    cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
-    cubind_mock_arg(&count, sizeof(size_t));
-    cubind_mock_arg(&advice, sizeof(CUmem_advise));
-    cubind_mock_arg(&location, sizeof(CUmemLocation));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuMemAdvise", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
@@ -2291,31 +2289,29 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
 }
 #endif
 
-MOCK_API CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+/* cuStreamGetCaptureInfo's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuStreamGetCaptureInfo_v2(struct CUstream_st * a0, enum CUstreamCaptureStatus_enum * a1, unsigned long * a2, struct CUgraph_st ** a3, struct CUgraphNode_st *const ** a4, unsigned long * a5)
 {
-    /* not to be called: in CUDA 11.8 cuStreamGetCaptureInfo has another ABI */
-    cubind_mock_begin("trap cuStreamGetCaptureInfo", __builtin_return_address(0));
-    cubind_mock_arg(&hStream, sizeof(CUstream));
-    cubind_mock_arg(&captureStatus_out, sizeof(CUstreamCaptureStatus *));
-    cubind_mock_arg(&id_out, sizeof(cuuint64_t *));
-    cubind_mock_arg(&graph_out, sizeof(CUgraph *));
-    cubind_mock_arg(&dependencies_out, sizeof(const CUgraphNode **));
-    cubind_mock_arg(&edgeData_out, sizeof(const CUgraphEdgeData **));
-    cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuStreamGetCaptureInfo_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
+/* cuStreamUpdateCaptureDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuStreamUpdateCaptureDependencies(struct CUstream_st * a0, struct CUgraphNode_st ** a1, unsigned long a2, unsigned int a3)
 {
-    /* not to be called: in CUDA 11.8 cuStreamUpdateCaptureDependencies has another ABI */
-    cubind_mock_begin("trap cuStreamUpdateCaptureDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&hStream, sizeof(CUstream));
-    cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
-    cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuStreamUpdateCaptureDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
@@ -2838,36 +2834,36 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 }
 #endif
 
-MOCK_API CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* cuGraphAddKernelNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphAddKernelNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const void * a4)
 {
-    /* not to be called: in CUDA 11.8 cuGraphAddKernelNode has another ABI */
-    cubind_mock_begin("trap cuGraphAddKernelNode", __builtin_return_address(0));
-    cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphAddKernelNode", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* cuGraphKernelNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphKernelNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
-    /* not to be called: in CUDA 11.8 cuGraphKernelNodeGetParams has another ABI */
-    cubind_mock_begin("trap cuGraphKernelNodeGetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphKernelNodeGetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* cuGraphKernelNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphKernelNodeSetParams(struct CUgraphNode_st * a0, const void * a1)
 {
-    /* not to be called: in CUDA 11.8 cuGraphKernelNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphKernelNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphKernelNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -3115,70 +3111,70 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, 
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* cuGraphAddBatchMemOpNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphAddBatchMemOpNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, const void * a4)
 {
-    /* not to be called: in CUDA 11.8 cuGraphAddBatchMemOpNode has another ABI */
-    cubind_mock_begin("trap cuGraphAddBatchMemOpNode", __builtin_return_address(0));
-    cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphAddBatchMemOpNode", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
+/* cuGraphBatchMemOpNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
-    /* not to be called: in CUDA 11.8 cuGraphBatchMemOpNodeGetParams has another ABI */
-    cubind_mock_begin("trap cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* cuGraphBatchMemOpNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphBatchMemOpNodeSetParams(struct CUgraphNode_st * a0, const void * a1)
 {
-    /* not to be called: in CUDA 11.8 cuGraphBatchMemOpNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphBatchMemOpNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphBatchMemOpNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
+/* cuGraphExecBatchMemOpNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphExecBatchMemOpNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const void * a2)
 {
-    /* not to be called: in CUDA 11.8 cuGraphExecBatchMemOpNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphExecBatchMemOpNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphExecBatchMemOpNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+/* cuGraphAddMemAllocNode's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphAddMemAllocNode(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, unsigned long a3, void * a4)
 {
-    /* not to be called: in CUDA 11.8 cuGraphAddMemAllocNode has another ABI */
-    cubind_mock_begin("trap cuGraphAddMemAllocNode", __builtin_return_address(0));
-    cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&nodeParams, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphAddMemAllocNode", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
+/* cuGraphMemAllocNodeGetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphMemAllocNodeGetParams(struct CUgraphNode_st * a0, void * a1)
 {
-    /* not to be called: in CUDA 11.8 cuGraphMemAllocNodeGetParams has another ABI */
-    cubind_mock_begin("trap cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -3279,66 +3275,61 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
+/* cuGraphGetEdges's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphGetEdges(struct CUgraph_st * a0, struct CUgraphNode_st ** a1, struct CUgraphNode_st ** a2, unsigned long * a3)
 {
-    /* not to be called: in CUDA 11.8 cuGraphGetEdges has another ABI */
-    cubind_mock_begin("trap cuGraphGetEdges", __builtin_return_address(0));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&from, sizeof(CUgraphNode *));
-    cubind_mock_arg(&to, sizeof(CUgraphNode *));
-    cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
-    cubind_mock_arg(&numEdges, sizeof(size_t *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphGetEdges", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
+/* cuGraphNodeGetDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphNodeGetDependencies(struct CUgraphNode_st * a0, struct CUgraphNode_st ** a1, unsigned long * a2)
 {
-    /* not to be called: in CUDA 11.8 cuGraphNodeGetDependencies has another ABI */
-    cubind_mock_begin("trap cuGraphNodeGetDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
-    cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphNodeGetDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
+/* cuGraphNodeGetDependentNodes's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphNodeGetDependentNodes(struct CUgraphNode_st * a0, struct CUgraphNode_st ** a1, unsigned long * a2)
 {
-    /* not to be called: in CUDA 11.8 cuGraphNodeGetDependentNodes has another ABI */
-    cubind_mock_begin("trap cuGraphNodeGetDependentNodes", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&dependentNodes, sizeof(CUgraphNode *));
-    cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
-    cubind_mock_arg(&numDependentNodes, sizeof(size_t *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphNodeGetDependentNodes", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+/* cuGraphAddDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphAddDependencies(struct CUgraph_st * a0, struct CUgraphNode_st *const * a1, struct CUgraphNode_st *const * a2, unsigned long a3)
 {
-    /* not to be called: in CUDA 11.8 cuGraphAddDependencies has another ABI */
-    cubind_mock_begin("trap cuGraphAddDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&from, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&to, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&edgeData, sizeof(const CUgraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphAddDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
+/* cuGraphRemoveDependencies's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphRemoveDependencies(struct CUgraph_st * a0, struct CUgraphNode_st *const * a1, struct CUgraphNode_st *const * a2, unsigned long a3)
 {
-    /* not to be called: in CUDA 11.8 cuGraphRemoveDependencies has another ABI */
-    cubind_mock_begin("trap cuGraphRemoveDependencies", __builtin_return_address(0));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&from, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&to, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&edgeData, sizeof(const CUgraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphRemoveDependencies", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
@@ -3381,14 +3372,14 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 }
 #endif
 
-MOCK_API CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
+/* cuGraphExecKernelNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphExecKernelNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, const void * a2)
 {
-    /* not to be called: in CUDA 11.8 cuGraphExecKernelNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphExecKernelNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphExecKernelNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -3528,14 +3519,15 @@ MOCK_API CUresult cuGraphDestroy(CUgraph hGraph)
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
+/* cuGraphExecUpdate's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphExecUpdate(struct CUgraphExec_st * a0, struct CUgraph_st * a1, struct CUgraphNode_st ** a2, enum CUgraphExecUpdateResult_enum * a3)
 {
-    /* not to be called: in CUDA 11.8 cuGraphExecUpdate has another ABI */
-    cubind_mock_begin("trap cuGraphExecUpdate", __builtin_return_address(0));
-    cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphExecUpdate", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
@@ -4297,16 +4289,15 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+/* cuGetProcAddress's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGetProcAddress(const char * a0, void ** a1, int a2, unsigned long a3)
 {
-    /* not to be called: in CUDA 11.8 cuGetProcAddress has another ABI */
-    cubind_mock_begin("trap cuGetProcAddress", __builtin_return_address(0));
-    cubind_mock_arg(&symbol, sizeof(const char *));
-    cubind_mock_arg(&pfn, sizeof(void **));
-    cubind_mock_arg(&cudaVersion, sizeof(int));
-    cubind_mock_arg(&flags, sizeof(cuuint64_t));
-    cubind_mock_arg(&symbolStatus, sizeof(CUdriverProcAddressQueryResult *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGetProcAddress", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 

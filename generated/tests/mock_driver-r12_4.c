@@ -267,15 +267,14 @@ MOCK_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 }
 #endif
 
-MOCK_API CUresult cuCtxCreate_v2(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
+/* cuCtxCreate's semantic adapter calls it (generator/semantic.toml): CUDA 12.4's form, recording its arguments */
+MOCK_API enum cudaError_enum cuCtxCreate_v2(struct CUctx_st ** a0, unsigned int a1, int a2)
 {
-    /* not to be called: in CUDA 12.4 cuCtxCreate has another ABI */
-    cubind_mock_begin("trap cuCtxCreate_v2", __builtin_return_address(0));
-    cubind_mock_arg(&pctx, sizeof(CUcontext *));
-    cubind_mock_arg(&ctxCreateParams, sizeof(CUctxCreateParams *));
-    cubind_mock_arg(&flags, sizeof(unsigned int));
-    cubind_mock_arg(&dev, sizeof(CUdevice));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuCtxCreate_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -3573,38 +3572,38 @@ MOCK_API CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, u
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
+/* cuGraphAddNode's semantic adapter calls it (generator/semantic.toml): CUDA 12.4's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphAddNode_v2(struct CUgraphNode_st ** a0, struct CUgraph_st * a1, struct CUgraphNode_st *const * a2, const struct CUgraphEdgeData_st * a3, unsigned long a4, struct CUgraphNodeParams_st * a5)
 {
-    /* not to be called: in CUDA 12.4 cuGraphAddNode has another ABI */
-    cubind_mock_begin("trap cuGraphAddNode", __builtin_return_address(0));
-    cubind_mock_arg(&phGraphNode, sizeof(CUgraphNode *));
-    cubind_mock_arg(&hGraph, sizeof(CUgraph));
-    cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
-    cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
-    cubind_mock_arg(&numDependencies, sizeof(size_t));
-    cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphAddNode_v2", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    cubind_mock_arg(&a3, sizeof a3);
+    cubind_mock_arg(&a4, sizeof a4);
+    cubind_mock_arg(&a5, sizeof a5);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 
-MOCK_API CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+/* cuGraphNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 12.4's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphNodeSetParams(struct CUgraphNode_st * a0, struct CUgraphNodeParams_st * a1)
 {
-    /* not to be called: in CUDA 12.4 cuGraphNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 
 #if !defined(CUBIND_MOCK_HALF)
-MOCK_API CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+/* cuGraphExecNodeSetParams's semantic adapter calls it (generator/semantic.toml): CUDA 12.4's form, recording its arguments */
+MOCK_API enum cudaError_enum cuGraphExecNodeSetParams(struct CUgraphExec_st * a0, struct CUgraphNode_st * a1, struct CUgraphNodeParams_st * a2)
 {
-    /* not to be called: in CUDA 12.4 cuGraphExecNodeSetParams has another ABI */
-    cubind_mock_begin("trap cuGraphExecNodeSetParams", __builtin_return_address(0));
-    cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
-    cubind_mock_arg(&hNode, sizeof(CUgraphNode));
-    cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
-    return (CUresult)cubind_mock_status();
+    cubind_mock_begin("cuGraphExecNodeSetParams", __builtin_return_address(0));
+    cubind_mock_arg(&a0, sizeof a0);
+    cubind_mock_arg(&a1, sizeof a1);
+    cubind_mock_arg(&a2, sizeof a2);
+    return (enum cudaError_enum)cubind_mock_status();
 }
 #endif
 

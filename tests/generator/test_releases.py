@@ -54,11 +54,14 @@ CASES = {
     "relRenamed": ("renamed", "call", "relRenamed_2_0", None, "relRenamed_2_0"),
     "relGetProps": ("layout", "adapt", "relGetProps", None, "struct relProps is 8 bytes in CUDA 2.0, 24 in CUDA 3.0"),
     "relCapture": ("signature", "equivalent", "relCapture_v2", "relCapture_v2", "2 parameters in CUDA 2.0, 3 in CUDA 3.0"),
-    "relLaunch": ("signature", "refuse", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0"),
+    # the parameter the older form lacks, by name (the lists aligned by type)
+    "relLaunch": ("signature", "refuse", None, None, "1 parameter in CUDA 2.0, 2 in CUDA 3.0: b only in CUDA 3.0's"),
     "relNew": ("absent", "absent", None, None, "not declared"),
     "relSetValue": ("identical", "call", "relSetValue", None, None),
     "relConfigure": ("signature", "refuse", None, None, "contains a pointer to a record whose layout differs"),
-    "relStateInit_internal": ("signature", "refuse", None, None, "80 bytes in CUDA 2.0, 64 in CUDA 3.0"),
+    # the parameter, a handle to the state the caller allocates, named
+    "relStateInit_internal": ("signature", "refuse", None, None,
+                              "parameter state (relState_t) reaches relStateOpaque_t (the library's opaque state"),
     "relStateUse": ("identical", "call", "relStateUse", None, None),
     "relConstness": ("identical", "call", "relConstness", None, None),
     # the reason names the entry point the older release has, the parameter and the union's member

@@ -84,7 +84,9 @@ def test_the_functions_cuda_12_5_added_are_called_on_its_libraries() -> None:
         assert (_entry(unit, name, "12.5")["compat"], _entry(unit, name, "12.4")["compat"]) == ("identical", "absent")
     create = _entry("driver", "cuCtxCreate", "12.5")
     assert (create["compat"], create["call_symbol"]) == ("identical", "cuCtxCreate_v4")
-    assert _entry("driver", "cuCtxCreate", "12.4")["call_symbol"] is None
+    # 12.4 lacks it: cuCtxCreate_v2 through a semantic adapter, when ctxCreateParams is NULL
+    assert (_entry("driver", "cuCtxCreate", "12.4")["action"], _entry("driver", "cuCtxCreate", "12.4")["call_symbol"]) \
+        == ("semantic", "cuCtxCreate_v2")
     assert [p.split("=")[0] for p in next(r for r in IRS["runtime"]["releases"] if r["name"] == "12.5")["packages"]] \
         == ["nvidia-cuda-dev", "libcu++-dev"]
 
@@ -111,11 +113,13 @@ def test_a_refusal_names_the_obstacle_and_the_older_entry_point() -> None:
     for unit, name, symbol in (("runtime", "cudaGraphAddNode", "cudaGraphAddNode_v2"),
                                ("driver", "cuGraphAddNode", "cuGraphAddNode_v2")):
         entry = _entry(unit, name, "12.4")
-        # the runtime's is called through a semantic adapter (generator/semantic.toml), the driver's
-        # refused; both keep the obstacle as the reason
-        assert entry["action"] == ("semantic" if unit == "runtime" else "refuse")
+        # both called through a semantic adapter (generator/semantic.toml), which keeps the obstacle
+        # as the reason; the driver's CUdevResource functions, with no mapping, are refused so
+        assert entry["action"] == "semantic"
         assert f"CUDA 12.4 has {symbol} with the CUDA {NEWEST} parameters" in entry["reason"], entry["reason"]
         assert "parameter nodeParams" in entry["reason"] and "union member graph differs" in entry["reason"]
+    resource = _entry("driver", "cuDeviceGetDevResource", "12.4")
+    assert resource["action"] == "refuse" and "parameter resource" in resource["reason"], resource["reason"]
     # a parameter whose type changed is named
     advise = _entry("runtime", "cudaMemAdvise", "11.8")
     assert "parameter 4 (location) is int in CUDA 11.8" in advise["reason"], advise["reason"]

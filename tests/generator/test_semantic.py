@@ -96,3 +96,54 @@ def test_a_union_member_is_checked_by_its_fields_the_older_release_lacks() -> No
     member = next(x for x in records["struct cudaChildGraphNodeParams"]["fields"] if x["name"] == "ownership")
     assert f"+ {holder['offset'] + member['offset']}, {member['size']}" in check.condition
     assert "graph.ownership" in check.reason
+
+
+def _driver_function(name: str) -> dict:
+    return copy.deepcopy(next(f for f in IRS["driver"]["functions"] if f["name"] == name))
+
+
+def test_a_record_of_another_name_is_passed_when_it_is_the_prefix() -> None:
+    """CUDA 11.8's cuGraphAddKernelNode takes CUDA_KERNEL_NODE_PARAMS_st, 13.0's the _v2_st that
+    extends it with kern and ctx: those must be zero (checked at their offsets); a getter clears
+    them; an older record whose field moved is rejected by the generator."""
+    newest = IRS["driver"]["releases"][0]["name"]
+    adapter = semantic.adapter(_driver_function("cuGraphAddKernelNode"), "11.8", newest, IRS["driver"], 0, 0)
+    assert adapter is not None
+    records = IRS["driver"]["release_records"][newest]
+    fields = {x["name"]: x for x in records["struct CUDA_KERNEL_NODE_PARAMS_v2_st"]["fields"]}
+    assert [c.reason.split(" is set")[0] for c in adapter.checks] == ["nodeParams->kern", "nodeParams->ctx"]
+    for c, name in zip(adapter.checks, ("kern", "ctx")):
+        assert f"+ {fields[name]['offset']}, {fields[name]['size']}, 1)" in c.condition
+    getter = semantic.adapter(_driver_function("cuGraphKernelNodeGetParams"), "11.8", newest, IRS["driver"], 0, 0)
+    assert getter is not None and not getter.checks
+    assert [w.statements for w in getter.after] == [
+        [f"cubind__semantic_clear((unsigned char *)(void *)nodeParams + {fields[n]['offset']}, {fields[n]['size']}, 1);"]
+        for n in ("kern", "ctx")]
+    moved = copy.deepcopy(IRS["driver"])
+    old = moved["release_records"]["11.8"]["struct CUDA_KERNEL_NODE_PARAMS_st"]
+    next(x for x in old["fields"] if x["name"] == "gridDimX")["offset"] += 4
+    with pytest.raises(IRError, match="gridDimX moved"):
+        semantic.adapter(_driver_function("cuGraphAddKernelNode"), "11.8", newest, moved, 0, 0)
+
+
+def test_every_refusal_names_its_obstacle() -> None:
+    """Each function still refused in a release (no equivalent, no mapping): the reason says whether
+    that release has an entry point with the newest parameters (which) or that it has none, and names
+    the parameter in the way, by its name in the newest form."""
+    refused = 0
+    for ir in IRS.values():
+        newest = ir["releases"][0]["name"]
+        for f in ir["functions"]:
+            names = {p["name"] for p in f["params"]}
+            for release, d in f["releases"].items():
+                if d.get("action") != "refuse":
+                    continue
+                refused += 1
+                reason = d["reason"]
+                has = re.match(rf"the CUDA {newest} form cannot be called: CUDA {re.escape(release)} has (\w+) with "
+                               rf"the CUDA {newest} parameters, but parameter (\w+) ", reason)
+                lacks = reason.startswith(f"the CUDA {newest} form does not exist: ")
+                assert has or lacks, f"{f['name']} in CUDA {release}: {reason}"
+                named = {has.group(2)} if has else set(re.findall(r"\w+", reason.split(": ", 1)[1]))
+                assert named & names, f"{f['name']} in CUDA {release} names no parameter: {reason}"
+    assert refused  # the driver's CUdevResource functions in 12.4 and 12.5, cuBLASLt's preference init in 11.8

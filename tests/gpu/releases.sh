@@ -13,6 +13,14 @@
 # and newer) in the runs whose runtime has it; `status.` (what only the newest form writes:
 # driverStatus) in the newest and cubind's runs. cubind must say it called the older runtime as
 # its release.
+#
+# The driver's semantic adapters the same way (tests/gpu/releases_driver.c): through cubind on the
+# machine's driver; through cubind on a driver that says it is of the release
+# (cuda-<release>/libcuda.so.1.release, tests/gpu/driver_as_release.py: the machine's driver, which
+# keeps exporting the older entry points for programs built with that release); and the release's
+# own program (built against its cuda.h, on the machine's driver). `driver.` lines must be the same
+# in all three, `node.` (cuGraphAddNode, 12.4 and newer) in the runs that have it, `own.` in cubind's
+# and the release's own, `dstatus.` (symbolStatus) in cubind's and the newest.
 set -u
 gpu=$(cd "${1:-build}" && pwd)/test/gpu
 failed=0
@@ -22,6 +30,7 @@ if [ -z "$releases" ]; then
     failed=1
 fi
 echo "releases: the runtimes of CUDA" $releases
+"$gpu/releases-driver-cubind" > "$gpu/driver-newest.out" 2>&1
 for release in $releases; do
     dir=$gpu/cuda-$release
     lib=$(ls "$dir"/libcudart.so.* 2>/dev/null | head -n 1)
@@ -68,6 +77,32 @@ for release in $releases; do
         { echo "FAILED: no adapted function was compared"; failed=$((failed + 1)); }
     grep -q '^graph.edges=1$' "$gpu/newest.out" && grep -q '^capture.graph_set=1$' "$gpu/newest.out" ||
         { echo "FAILED: the graph edge or the capture's graph is missing"; failed=$((failed + 1)); }
+    # the driver, called as this release through its semantic adapters
+    drv=$gpu/cuda-$release/libcuda.so.1.release
+    if [ ! -f "$drv" ] || [ ! -x "$gpu/releases-driver-direct-$release" ]; then
+        echo "FAILED: CUDA $release: no $drv or no releases-driver-direct-$release"; failed=$((failed + 1)); continue
+    fi
+    env CUBIND_DRIVER_PATH="$drv" "$gpu/releases-driver-cubind" > "$gpu/$release-driver-cubind.out" 2>&1
+    "$gpu/releases-driver-direct-$release" > "$gpu/$release-driver-direct.out" 2>&1
+    for run in driver-newest "$release-driver-cubind" "$release-driver-direct"; do
+        echo "--- $run"; cat "$gpu/$run.out"
+        grep -q '^error=' "$gpu/$run.out" && { echo "FAILED: $run"; failed=$((failed + 1)); }
+    done
+    grep -q "^cubind.release=$release\$" "$gpu/$release-driver-cubind.out" ||
+        { echo "FAILED: cubind did not call $drv as CUDA $release"; failed=$((failed + 1)); }
+    keys='driver'
+    case $release in 11.*|12.[0-3]) ;; *) keys='driver|node' ;; esac
+    for pair in "driver-newest $release-driver-cubind $keys" "driver-newest $release-driver-direct $keys" \
+                "$release-driver-direct $release-driver-cubind $keys|own" "driver-newest $release-driver-cubind dstatus"; do
+        set -- $pair
+        grep -E "^($3)\." "$gpu/$1.out" > "$gpu/$1-$2.a"
+        grep -E "^($3)\." "$gpu/$2.out" > "$gpu/$1-$2.b"
+        if [ -s "$gpu/$1-$2.a" ] && diff "$gpu/$1-$2.a" "$gpu/$1-$2.b"; then
+            echo "same fields: $1 and $2 ($(wc -l < "$gpu/$1-$2.b") lines: $3)"
+        else
+            echo "FAILED: $2 differs from $1 ($3)"; failed=$((failed + 1))
+        fi
+    done
 done
 echo "releases: $failed failed"
 exit "$failed"
