@@ -1,6 +1,7 @@
 """Field-by-field conversion of a record between two releases' layouts (docs/releases.md): the
-copy tables an adapter applies around a call, built from the layouts the IR holds
-(`release_records`). generator/release_compare.py builds them to decide whether a function can be adapted
+conversion table an adapter applies around a call, one for both directions (each field both
+layouts have: its offset in the newest layout, in the older one, and its size), built from the
+layouts the IR holds (`release_records`). generator/release_compare.py builds them to decide whether a function can be adapted
 (and names the obstacle when it cannot); generator/release_calls.py builds the same tables from the
 IR to emit them. Nothing here decides which records differ."""
 
@@ -16,6 +17,14 @@ class FieldCopy:
     size: int
 
 
+@dataclass(frozen=True)
+class FieldPair:
+    """A field both layouts have: where it is in the newest layout and in the older one."""
+    new_offset: int
+    old_offset: int
+    size: int
+
+
 @dataclass
 class Conversion:
     """One pointer parameter whose record is converted around the call."""
@@ -24,9 +33,9 @@ class Conversion:
     type: str               # the parameter's type as the function takes it (C spelling)
     old_size: int
     new_size: int
-    to_old: list[FieldCopy]  # before the call
-    to_new: list[FieldCopy]  # after a successful call, for an output
+    fields: list[FieldPair]  # the table: to the older layout before the call, back after it for an output
     output: bool             # written by the library (a pointer to non-const)
+    table: int = -1          # generator/release_calls.py: the library's conversion table it uses
     # an input's fields the release cannot carry: (offset, size, name); a call setting one to other
     # than zero is refused naming it (generator/semantic.py's dropped_fields; issue 28 item 5)
     dropped: list[tuple[int, int, str]] = field(default_factory=list)
@@ -119,6 +128,10 @@ def conversion(param: dict, old_records: dict, new_records: dict, visited: set[s
                 or _copies(new, old, 0, 0, new_records, old_records, to_new, visited, short))
     if obstacle is not None:
         return f"parameter {param['name']} ({name}): {obstacle}"
+    fields = [FieldPair(c.from_offset, c.to_offset, c.size) for c in _merged(to_old)]
+    back = [FieldPair(c.to_offset, c.from_offset, c.size) for c in _merged(to_new)]
+    key = lambda f: (f.new_offset, f.old_offset, f.size)  # noqa: E731
+    if sorted(fields, key=key) != sorted(back, key=key):  # one table serves both directions
+        raise AssertionError(f"{name}: the copies to the older layout are not those back, swapped")
     output = not param["canonical"].strip().startswith("const ")
-    return Conversion(param["name"], name, param["type"], old["size"], new["size"], _merged(to_old),
-                      _merged(to_new), output)
+    return Conversion(param["name"], name, param["type"], old["size"], new["size"], fields, output)

@@ -1,15 +1,16 @@
 """What each wrapper's call becomes in every CUDA release the IR describes: per library, its
 releases (newest first) and, per older release, the functions whose call differs there -- another
 entry point with the same ABI, a generated adapter that converts a record's layout field by field,
-or no call (refused, or absent from that release). The loader reads this as data
-(loader/releases.h); nothing here is specific to one function."""
+or no call (refused, or absent from that release); and the library's conversion tables, one per
+record and layout of it, which the adapters share, in both directions. The loader reads this as
+data (loader/releases.h); nothing here is specific to one function."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from . import record_conversion, release_ir, semantic
-from .record_conversion import Conversion
+from .record_conversion import Conversion, FieldPair
 from .release_actions import Action, Code
 
 
@@ -42,12 +43,30 @@ class Entry:
 
 
 @dataclass
+class ConversionTable:
+    """A record's conversion between the newest layout and an older one: each field both have (its
+    offset in the newest layout, in the older one, its size). Emitted once per library, for every
+    release that lays the record out so, and used in both directions by every adapter converting
+    the record there (loader/releases.h, cubind__record_conversion)."""
+    index: int
+    name: str               # the C object: conversion_<record>_<the newest release it serves>
+    record: str
+    releases: list[str]     # newest first
+    old_size: int
+    new_size: int
+    fields: list[FieldPair]
+    inputs: list[tuple[int, int]] = field(default_factory=list)   # (adapter, conversion) converting an input
+    outputs: list[tuple[int, int]] = field(default_factory=list)  # ... an output (to the older layout and back)
+
+
+@dataclass
 class ReleasePlan:
     releases: list[Release]
     entries: list[list[Entry]]            # per release (index 0, the newest, has none)
     adapters: list[Adapter]
     history: list[tuple[int, int]]        # per function: added_in release index, changed_in bit mask
     strings: list[str] = field(default_factory=list)
+    tables: list[ConversionTable] = field(default_factory=list)
 
     def offset_of(self, text: str) -> int:
         return self.strings.index(text)
@@ -144,7 +163,38 @@ def plan(functions: list[dict], function_irs: list[dict], newest_name: str,
                 first_callable = _first_callable(per, names)
                 needs = f"; it needs CUDA {first_callable} or newer" if first_callable else ""
                 entries[r].append(Entry(index, code, "", text(f"{d['reason']}{needs}")))
-    return ReleasePlan(releases, entries, adapters, history, strings)
+    return ReleasePlan(releases, entries, adapters, history, strings, _share_tables(adapters, names))
+
+
+def _identifier(record: str) -> str:
+    """"struct cudaDeviceProp" -> "cudaDeviceProp": a C identifier part."""
+    name = record.removeprefix("struct ").removeprefix("union ").strip()
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+
+
+def _share_tables(adapters: list[Adapter], names: list[str]) -> list[ConversionTable]:
+    """One table per record and layout pair the adapters convert (equal tables of several releases
+    are one), each adapter's conversions pointing to theirs (`Conversion.table`)."""
+    tables: list[ConversionTable] = []
+    by_content: dict[tuple, ConversionTable] = {}
+    for a in adapters:
+        if a.semantic:
+            continue
+        for k, c in enumerate(a.conversions):
+            key = (c.record, c.old_size, c.new_size, tuple(c.fields))
+            table = by_content.get(key)
+            if table is None:
+                table = ConversionTable(len(tables), "", c.record, [], c.old_size, c.new_size, list(c.fields))
+                by_content[key] = table
+                tables.append(table)
+            if a.release not in table.releases:
+                table.releases.append(a.release)
+            (table.outputs if c.output else table.inputs).append((a.index, k))
+            c.table = table.index
+    for table in tables:
+        table.releases.sort(key=names.index)
+        table.name = f"conversion_{_identifier(table.record)}_{table.releases[0].replace('.', '_')}"
+    return tables
 
 
 def _first_callable(per: dict, names: list[str]) -> str | None:

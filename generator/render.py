@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc
+from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -158,6 +158,8 @@ def render_all(model: Model, command: str) -> dict[str, str]:
     out["tests/header_counterpart.c"] = env.get_template("header_counterpart.c.j2").render(common)
     out["tests/input_fields.c"] = env.get_template("input_fields.c.j2").render(common)
     out["tests/semantic_calls.c"] = env.get_template("semantic_calls.c.j2").render(common)
+    out["tests/conversions.c"] = env.get_template("conversions.c.j2").render(
+        common | {"expected": conversion_checks.expected(model), "ABSENT": conversion_checks.ABSENT})
     out["docs/libraries.md"] = env.get_template("libraries.md.j2").render(common)
     for module in model.modules:
         context = common | {"m": module}

@@ -45,13 +45,34 @@ const char *cubind__release_name(cubind_library library, int release)
     return cubind__release_at(t, (size_t)release)->name;
 }
 
-void cubind__convert_record(void *to, size_t to_size, const void *from, const cubind__field_copy *copies,
-                            size_t count)
+static const cubind__field_pair *field_pairs(const cubind__record_conversion *table)
 {
+    return (const cubind__field_pair *)(const void *)((const char *)table + table->fields_at);
+}
+
+/* One generic copy, both directions: `to_old` chooses which offset of each pair is written. */
+static void convert(void *to, size_t to_size, const void *from, const cubind__record_conversion *table, int to_old)
+{
+    const cubind__field_pair *f = field_pairs(table);
     size_t i;
     memset(to, 0, to_size);
-    for (i = 0; i < count; ++i)
-        memcpy((char *)to + copies[i].to_offset, (const char *)from + copies[i].from_offset, copies[i].size);
+    for (i = 0; i < table->count; ++i)
+        memcpy((char *)to + (to_old ? f[i].old_offset : f[i].new_offset),
+               (const char *)from + (to_old ? f[i].new_offset : f[i].old_offset), f[i].size);
+}
+
+void *cubind__record_to_old(void *buffer, const void *record, const cubind__record_conversion *table)
+{
+    if (record == NULL)
+        return NULL;
+    convert(buffer, table->old_size > table->new_size ? table->old_size : table->new_size, record, table, 1);
+    return buffer;
+}
+
+void cubind__record_to_new(void *record, const void *buffer, const cubind__record_conversion *table)
+{
+    if (record != NULL)
+        convert(record, table->new_size, buffer, table, 0);
 }
 
 /* -1, 0, 1 as a release's version is older, the same, newer than a loaded library's. A part the

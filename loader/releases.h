@@ -67,14 +67,40 @@ cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__sl
 
 const cubind__release *cubind__release_at(const cubind__release_table *table, size_t release);
 
-/* A record's layout conversion: copy `size` bytes from `from + from_offset` to `to + to_offset`. */
-typedef struct cubind__field_copy {
-    unsigned short to_offset, from_offset, size;
-} cubind__field_copy;
+/* A field both layouts of a record have: its offset in the newest layout, in the older one, its size. */
+typedef struct cubind__field_pair {
+    unsigned short new_offset, old_offset, size;
+} cubind__field_pair;
 
-/* Fill `to` (`to_size` bytes) from `from`: zero, then every field both layouts have (the copies). */
-void cubind__convert_record(void *to, size_t to_size, const void *from, const cubind__field_copy *copies,
-                            size_t count);
+/* A record's conversion table between the newest layout and an older release's, generated once per
+ * library and pair of layouts (generator/release_calls.py) and shared by every adapter converting
+ * that record there, in both directions. Its fields follow it in the same object, `fields_at`
+ * bytes from its start: an offset, not a pointer, so nothing is relocated at start-up. */
+typedef struct cubind__record_conversion {
+    unsigned short new_size, old_size; /* the record's bytes in the newest layout, in the older one */
+    unsigned short count;              /* cubind__field_pair[count] */
+    unsigned short fields_at;
+} cubind__record_conversion;
+
+/* A buffer for a record in an older layout: `size` bytes (the larger of the two layouts), aligned
+ * for any record. */
+#define CUBIND__OLD_RECORD(name, size)                                                                     \
+    union {                                                                                                \
+        unsigned char bytes[size];                                                                         \
+        long double align_ld;                                                                              \
+        void *align_p;                                                                                     \
+        long long align_ll;                                                                                \
+    } name
+
+/* The record at `record` (the newest layout) in the older one, in `buffer` (at least the larger of
+ * the two sizes): zeroed, then every field both layouts have. Returns `buffer`; NULL, touching
+ * nothing, when `record` is NULL (the call then passes NULL, as the caller did). */
+void *cubind__record_to_old(void *buffer, const void *record, const cubind__record_conversion *table);
+
+/* Back, after the call wrote `buffer` (the older layout): `record` (the newest) zeroed, then every
+ * field both layouts have, so that a field the older release lacks is 0. Nothing when `record` is
+ * NULL. */
+void cubind__record_to_new(void *record, const void *buffer, const cubind__record_conversion *table);
 
 /* The release whose ABI `library`, answering `version` to its version query, is called with:
  * an index into its release table (0 when the bindings know only one). -1 when none fits, when

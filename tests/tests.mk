@@ -41,6 +41,8 @@ ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BU
 C_TESTS := $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_copies $(TEST_BUILD)/test_real $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_trace \
            $(TEST_BUILD)/test_trace-inline \
            $(TEST_BUILD)/test_unload $(TEST_BUILD)/test_machine
+# The conversion tables' test (test-conversions, below).
+CONVERSIONS_TEST := $(TEST_BUILD)/conversions
 # Each library's facts and two calls, generated from the configuration (tests/library_cases.h).
 LIBRARY_CASES := $(TEST_BUILD)/obj/$(GENERATED)/tests/library_cases.o
 PASSTHROUGH := $(TEST_BUILD)/passthrough
@@ -69,7 +71,7 @@ include tests/cplusplus/cplusplus.mk
 OTHER_CC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),gcc,clang)
 OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 
-.PHONY: test-semantic test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-real-toolkit test-abi test-probe test-census test-link test-install test-valgrind \
+.PHONY: test-semantic test-conversions test-copies test-copies-c test-machine test-layering test-passthrough test-loader test-unload test-real test-real-toolkit test-abi test-probe test-census test-link test-install test-valgrind \
         test-trace test-build gpu-build test-gpu test-package test-makefiles test-exports test-cdef test-consumers \
         test-docs abi-baseline
 
@@ -91,7 +93,7 @@ test-generator: deps-generator deps-test
 # join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
 # one thread, and building them under TSan is most of that step's time.
 THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c
-test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-cplusplus test-loader test-trace \
+test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-conversions test-cplusplus test-loader test-trace \
         test-unload test-real test-real-toolkit test-probe test-machine test-examples \
         $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin))
@@ -103,7 +105,7 @@ test-layering: $(LOADER_OBJECTS)
 	$(PYTHON) tests/check_loader_layers.py loader $(BUILD)/obj/loader docs/loader-internals.md
 	@$(RESULTS) passed test-layering
 
-test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
+test-build: all $(MOCKS) $(HALF_MOCKS) $(PASSTHROUGH) $(PASSTHROUGH_INLINE) $(C_TESTS) $(CONVERSIONS_TEST) $(TEST_BUILD)/sgemm $(ABI_PROGRAMS)
 
 # A -Werror build of the library, the probe, the mocks and the tests with the other compiler. Unoptimized
 # when that is clang, whose warnings all come from its front end (gcc's -Wmaybe-uninitialized and
@@ -287,6 +289,21 @@ test-semantic: $(SEMANTIC_TEST) $(INPUT_FIELDS_TEST) $(SEMANTIC_CALLS_TEST) $(MO
 	    grep -E "^\[  PASSED  \]|^\[  SKIPPED \]" $$t-r$(r).log; \
 	done;)
 	@$(RESULTS) passed test-semantic
+
+# The conversion tables ($(GENERATED)/tests/conversions.c, from the IR): each table, with the mocks of each release it
+# serves, carries an output record the mock writes in that release's layout to the caller's newest layout, and an
+# input record to the mock in that release's layout, field by field (tests/mock/recorder.h: cubind_mock_record).
+$(CONVERSIONS_TEST): $(GENERATED)/tests/conversions.c $(LIBRARY_SO) $(RECORDER) $(PUBLIC_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -o $@ $(TEST_LIBS) $(MOCK_LIBS) -lcmocka
+test-conversions: $(CONVERSIONS_TEST) $(MOCKS) $(RELEASE_MOCKS)
+	@$(foreach r,$(CUBIND_RELEASES),t=$(CONVERSIONS_TEST); \
+	    echo "$$(basename $$t): against the mocks of CUDA $(subst _,.,$(r)) (log: $$t-r$(r).log)"; \
+	    env $(call release_env,$(r)) $$t > $$t-r$(r).log 2>&1; status=$$?; \
+	    $(RESULTS) count $$(basename $$t)-r$(r) cmocka $$t-r$(r).log --status $$status; \
+	    [ $$status -eq 0 ] || { grep -v "^\[       OK \]\|^\[ RUN      \]" $$t-r$(r).log; exit 1; }; \
+	    grep -E "^\[  PASSED  \]|^\[  SKIPPED \]" $$t-r$(r).log;)
+	@$(RESULTS) passed test-conversions
 
 # Every copy of every library (cubind-probe --all, cubind/copies.h, the discovery switch, CUDA_PATH's place):
 # fixture trees of mocks, compiled located libraries and a CUDA 12.4 cuBLAS, built by the tests. The pytest

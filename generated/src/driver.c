@@ -21513,6 +21513,46 @@ CUresult cubind_driver_profiler_stop(void)
     return cubind_status;
 }
 
+/* struct CUmemPoolProps_st in CUDA 12.5, 12.4: 88 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_CUmemPoolProps_st_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_CUmemPoolProps_st_12_5 = {
+    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_12_5, fields)},
+    {
+        {0, 0, 32},
+        {34, 32, 54},
+    },
+};
+
+/* struct CUmemPoolProps_st in CUDA 11.8: 88 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_CUmemPoolProps_st_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_CUmemPoolProps_st_11_8 = {
+    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_11_8, fields)},
+    {
+        {0, 0, 24},
+        {34, 24, 54},
+    },
+};
+
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st in CUDA 12.5, 12.4: 120 bytes there, 120 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[3];
+} conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5 = {
+    {120, 120, 3, offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, fields)},
+    {
+        {0, 0, 32},
+        {34, 32, 54},
+        {88, 88, 32},
+    },
+};
+
 /* CUDA 12.4: cuCtxCreate is called through cuCtxCreate_v2 (generator/semantic.toml). */
 typedef enum cudaError_enum (*adapter_0_fn)(struct CUctx_st **, unsigned int, int);
 static cubind__slot adapter_0_target;
@@ -21541,75 +21581,39 @@ static CUresult adapter_1(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, u
     return cubind_result;
 }
 
-/* CUDA 12.5: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 12.5: cuMemPoolCreate is called as cuMemPoolCreate, converting poolProps by conversion_CUmemPoolProps_st_12_5. */
 static cubind__slot adapter_2_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.5, 88 here */
-static const cubind__field_copy adapter_2_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
 static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     CUresult cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 12.5's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_2_poolProps_to_old,
-                               sizeof adapter_2_poolProps_to_old / sizeof adapter_2_poolProps_to_old[0]);
-    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 12.4: cuMemPoolCreate is called as cuMemPoolCreate, converting poolProps by conversion_CUmemPoolProps_st_12_5. */
 static cubind__slot adapter_3_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_3_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
 static CUresult adapter_3(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
     CUresult cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_3_poolProps_to_old,
-                               sizeof adapter_3_poolProps_to_old / sizeof adapter_3_poolProps_to_old[0]);
-    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cuMemPoolCreate is called as cuMemPoolCreate, its record converted field by field. */
+/* CUDA 11.8: cuMemPoolCreate is called as cuMemPoolCreate, converting poolProps by conversion_CUmemPoolProps_st_11_8. */
 static cubind__slot adapter_4_target;
-/* struct CUmemPoolProps_st: 88 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_4_poolProps_to_old[] = {
-    {0, 0, 24},
-    {24, 34, 54},
-};
 static CUresult adapter_4(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
     CUresult cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
@@ -21618,10 +21622,7 @@ static CUresult adapter_4(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_4_poolProps_to_old,
-                               sizeof adapter_4_poolProps_to_old / sizeof adapter_4_poolProps_to_old[0]);
-    cubind_result = cubind_fn(pool, poolProps != NULL ? (const CUmemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_11_8.head));
     return cubind_result;
 }
 
@@ -21789,69 +21790,29 @@ static CUresult adapter_15(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA
     return cubind_result;
 }
 
-/* CUDA 12.5: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 12.5: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, converting nodeParams by conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5. */
 static cubind__slot adapter_16_target;
-/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_16_nodeParams_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_16_nodeParams_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static CUresult adapter_16(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_nodeParams;
+    CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_16_nodeParams_to_old,
-                               sizeof adapter_16_nodeParams_to_old / sizeof adapter_16_nodeParams_to_old[0]);
-    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
-    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_16_nodeParams_to_new,
-                               sizeof adapter_16_nodeParams_to_new / sizeof adapter_16_nodeParams_to_new[0]);
+    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
+    if (cubind_result == CUDA_SUCCESS)
+        cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 12.4: cuGraphAddMemAllocNode is called as cuGraphAddMemAllocNode, converting nodeParams by conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5. */
 static cubind__slot adapter_17_target;
-/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_17_nodeParams_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_17_nodeParams_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static CUresult adapter_17(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_nodeParams;
+    CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_17_nodeParams_to_old,
-                               sizeof adapter_17_nodeParams_to_old / sizeof adapter_17_nodeParams_to_old[0]);
-    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, nodeParams != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_nodeParams.bytes : NULL);
-    if (nodeParams != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_17_nodeParams_to_new,
-                               sizeof adapter_17_nodeParams_to_new / sizeof adapter_17_nodeParams_to_new[0]);
+    cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
+    if (cubind_result == CUDA_SUCCESS)
+        cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
     return cubind_result;
 }
 
@@ -21872,69 +21833,29 @@ static CUresult adapter_18(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
     return cubind_result;
 }
 
-/* CUDA 12.5: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
+/* CUDA 12.5: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, converting params_out by conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5. */
 static cubind__slot adapter_19_target;
-/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_19_params_out_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_19_params_out_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static CUresult adapter_19(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_params_out;
+    CUBIND__OLD_RECORD(old_params_out, 120);
     cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     CUresult cubind_result;
-    if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_19_params_out_to_old,
-                               sizeof adapter_19_params_out_to_old / sizeof adapter_19_params_out_to_old[0]);
-    cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
-    if (params_out != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_19_params_out_to_new,
-                               sizeof adapter_19_params_out_to_new / sizeof adapter_19_params_out_to_new[0]);
+    cubind_result = cubind_fn(hNode, cubind__record_to_old(&old_params_out, params_out, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
+    if (cubind_result == CUDA_SUCCESS)
+        cubind__record_to_new(params_out, &old_params_out, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, its record converted field by field. */
+/* CUDA 12.4: cuGraphMemAllocNodeGetParams is called as cuGraphMemAllocNodeGetParams, converting params_out by conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5. */
 static cubind__slot adapter_20_target;
-/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_20_params_out_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_20_params_out_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static CUresult adapter_20(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_params_out;
+    CUBIND__OLD_RECORD(old_params_out, 120);
     cubind__cuGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cuGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
     CUresult cubind_result;
-    if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_20_params_out_to_old,
-                               sizeof adapter_20_params_out_to_old / sizeof adapter_20_params_out_to_old[0]);
-    cubind_result = cubind_fn(hNode, params_out != NULL ? (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)old_params_out.bytes : NULL);
-    if (params_out != NULL && cubind_result == CUDA_SUCCESS)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_20_params_out_to_new,
-                               sizeof adapter_20_params_out_to_new / sizeof adapter_20_params_out_to_new[0]);
+    cubind_result = cubind_fn(hNode, cubind__record_to_old(&old_params_out, params_out, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
+    if (cubind_result == CUDA_SUCCESS)
+        cubind__record_to_new(params_out, &old_params_out, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
     return cubind_result;
 }
 

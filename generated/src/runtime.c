@@ -14951,182 +14951,262 @@ cudaError_t cubind_runtime_profiler_stop(void)
     return cubind_status;
 }
 
-/* CUDA 12.5: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, its record converted field by field. */
+/* struct cudaDeviceProp in CUDA 12.5, 12.4: 1032 bytes there, 1008 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaDeviceProp_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[12];
+} conversion_cudaDeviceProp_12_5 = {
+    {1008, 1032, 12, offsetof(struct conversion_cudaDeviceProp_12_5, fields)},
+    {
+        {0, 0, 284},
+        {288, 288, 60},
+        {352, 352, 32},
+        {384, 388, 4},
+        {388, 396, 8},
+        {396, 408, 8},
+        {404, 420, 188},
+        {592, 612, 28},
+        {624, 640, 28},
+        {652, 672, 20},
+        {672, 696, 84},
+        {784, 792, 224},
+    },
+};
+
+/* struct cudaDeviceProp in CUDA 11.8: 728 bytes there, 1008 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaDeviceProp_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[11];
+} conversion_cudaDeviceProp_11_8 = {
+    {1008, 728, 11, offsetof(struct conversion_cudaDeviceProp_11_8, fields)},
+    {
+        {0, 0, 284},
+        {288, 288, 60},
+        {352, 352, 32},
+        {384, 388, 4},
+        {388, 396, 8},
+        {396, 408, 8},
+        {404, 420, 188},
+        {592, 612, 28},
+        {624, 640, 28},
+        {652, 672, 20},
+        {672, 696, 32},
+    },
+};
+
+/* struct cudaExternalMemoryHandleDesc in CUDA 12.5, 12.4, 11.8: 40 bytes there, 104 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaExternalMemoryHandleDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaExternalMemoryHandleDesc_12_5 = {
+    {104, 40, 2, offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, fields)},
+    {
+        {0, 0, 4},
+        {8, 8, 28},
+    },
+};
+
+/* struct cudaExternalMemoryBufferDesc in CUDA 12.5, 12.4, 11.8: 24 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaExternalMemoryBufferDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+} conversion_cudaExternalMemoryBufferDesc_12_5 = {
+    {88, 24, 1, offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, fields)},
+    {
+        {0, 0, 20},
+    },
+};
+
+/* struct cudaExternalMemoryMipmappedArrayDesc in CUDA 12.5, 12.4, 11.8: 64 bytes there, 128 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaExternalMemoryMipmappedArrayDesc_12_5 = {
+    {128, 64, 2, offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, fields)},
+    {
+        {0, 0, 28},
+        {32, 32, 32},
+    },
+};
+
+/* struct cudaExternalSemaphoreHandleDesc in CUDA 12.5, 12.4, 11.8: 32 bytes there, 96 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaExternalSemaphoreHandleDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaExternalSemaphoreHandleDesc_12_5 = {
+    {96, 32, 2, offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, fields)},
+    {
+        {0, 0, 4},
+        {8, 8, 20},
+    },
+};
+
+/* struct cudaFuncAttributes in CUDA 11.8: 56 bytes there, 144 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaFuncAttributes_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+} conversion_cudaFuncAttributes_11_8 = {
+    {144, 56, 1, offsetof(struct conversion_cudaFuncAttributes_11_8, fields)},
+    {
+        {0, 0, 52},
+    },
+};
+
+/* struct cudaMemPoolProps in CUDA 12.5, 12.4: 88 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaMemPoolProps_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaMemPoolProps_12_5 = {
+    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_12_5, fields)},
+    {
+        {0, 0, 32},
+        {34, 32, 54},
+    },
+};
+
+/* struct cudaMemPoolProps in CUDA 11.8: 88 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaMemPoolProps_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaMemPoolProps_11_8 = {
+    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_11_8, fields)},
+    {
+        {0, 0, 24},
+        {34, 24, 54},
+    },
+};
+
+/* struct cudaPointerAttributes in CUDA 12.5, 12.4, 11.8: 24 bytes there, 88 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaPointerAttributes_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+} conversion_cudaPointerAttributes_12_5 = {
+    {88, 24, 1, offsetof(struct conversion_cudaPointerAttributes_12_5, fields)},
+    {
+        {0, 0, 24},
+    },
+};
+
+/* struct cudaResourceDesc in CUDA 12.5, 12.4, 11.8: 64 bytes there, 144 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaResourceDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaResourceDesc_12_5 = {
+    {144, 64, 2, offsetof(struct conversion_cudaResourceDesc_12_5, fields)},
+    {
+        {0, 0, 4},
+        {8, 8, 56},
+    },
+};
+
+/* struct cudaResourceViewDesc in CUDA 12.5, 12.4, 11.8: 48 bytes there, 112 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaResourceViewDesc_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+} conversion_cudaResourceViewDesc_12_5 = {
+    {112, 48, 2, offsetof(struct conversion_cudaResourceViewDesc_12_5, fields)},
+    {
+        {0, 0, 4},
+        {8, 8, 40},
+    },
+};
+
+/* struct cudaTextureDesc in CUDA 11.8: 68 bytes there, 72 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaTextureDesc_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+} conversion_cudaTextureDesc_11_8 = {
+    {72, 68, 1, offsetof(struct conversion_cudaTextureDesc_11_8, fields)},
+    {
+        {0, 0, 68},
+    },
+};
+
+/* struct cudaMemAllocNodeParams in CUDA 12.5, 12.4: 120 bytes there, 120 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaMemAllocNodeParams_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[3];
+} conversion_cudaMemAllocNodeParams_12_5 = {
+    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_12_5, fields)},
+    {
+        {0, 0, 32},
+        {34, 32, 54},
+        {88, 88, 32},
+    },
+};
+
+/* struct cudaMemAllocNodeParams in CUDA 11.8: 120 bytes there, 120 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+static const struct conversion_cudaMemAllocNodeParams_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[3];
+} conversion_cudaMemAllocNodeParams_11_8 = {
+    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_11_8, fields)},
+    {
+        {0, 0, 24},
+        {34, 24, 54},
+        {88, 88, 32},
+    },
+};
+
+/* CUDA 12.5: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, converting prop by conversion_cudaDeviceProp_12_5. */
 static cubind__slot adapter_0_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.5, 1008 here */
-static const cubind__field_copy adapter_0_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 84},
-    {792, 784, 224},
-};
-static const cubind__field_copy adapter_0_prop_to_new[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {384, 388, 4},
-    {388, 396, 8},
-    {396, 408, 8},
-    {404, 420, 188},
-    {592, 612, 28},
-    {624, 640, 28},
-    {652, 672, 20},
-    {672, 696, 84},
-    {784, 792, 224},
-};
 static cudaError_t adapter_0(struct cudaDeviceProp *prop, int device)
 {
-    union {
-        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)atomic_load_explicit(&adapter_0_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_0_prop_to_old,
-                               sizeof adapter_0_prop_to_old / sizeof adapter_0_prop_to_old[0]);
-    cubind_result = cubind_fn(prop != NULL ? (struct cudaDeviceProp *)(void *)old_prop.bytes : NULL, device);
-    if (prop != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)prop, 1008, old_prop.bytes, adapter_0_prop_to_new,
-                               sizeof adapter_0_prop_to_new / sizeof adapter_0_prop_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head), device);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(prop, &old_prop, &conversion_cudaDeviceProp_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, its record converted field by field. */
+/* CUDA 12.4: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, converting prop by conversion_cudaDeviceProp_12_5. */
 static cubind__slot adapter_1_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
-static const cubind__field_copy adapter_1_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 84},
-    {792, 784, 224},
-};
-static const cubind__field_copy adapter_1_prop_to_new[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {384, 388, 4},
-    {388, 396, 8},
-    {396, 408, 8},
-    {404, 420, 188},
-    {592, 612, 28},
-    {624, 640, 28},
-    {652, 672, 20},
-    {672, 696, 84},
-    {784, 792, 224},
-};
 static cudaError_t adapter_1(struct cudaDeviceProp *prop, int device)
 {
-    union {
-        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)atomic_load_explicit(&adapter_1_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_1_prop_to_old,
-                               sizeof adapter_1_prop_to_old / sizeof adapter_1_prop_to_old[0]);
-    cubind_result = cubind_fn(prop != NULL ? (struct cudaDeviceProp *)(void *)old_prop.bytes : NULL, device);
-    if (prop != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)prop, 1008, old_prop.bytes, adapter_1_prop_to_new,
-                               sizeof adapter_1_prop_to_new / sizeof adapter_1_prop_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head), device);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(prop, &old_prop, &conversion_cudaDeviceProp_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetDeviceProperties is called as cudaGetDeviceProperties, its record converted field by field. */
+/* CUDA 11.8: cudaGetDeviceProperties is called as cudaGetDeviceProperties, converting prop by conversion_cudaDeviceProp_11_8. */
 static cubind__slot adapter_2_target;
-/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
-static const cubind__field_copy adapter_2_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 32},
-};
-static const cubind__field_copy adapter_2_prop_to_new[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {384, 388, 4},
-    {388, 396, 8},
-    {396, 408, 8},
-    {404, 420, 188},
-    {592, 612, 28},
-    {624, 640, 28},
-    {652, 672, 20},
-    {672, 696, 32},
-};
 static cudaError_t adapter_2(struct cudaDeviceProp *prop, int device)
 {
-    union {
-        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1008);
     cubind__cudaGetDeviceProperties_fn cubind_fn = (cubind__cudaGetDeviceProperties_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_2_prop_to_old,
-                               sizeof adapter_2_prop_to_old / sizeof adapter_2_prop_to_old[0]);
-    cubind_result = cubind_fn(prop != NULL ? (struct cudaDeviceProp *)(void *)old_prop.bytes : NULL, device);
-    if (prop != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)prop, 1008, old_prop.bytes, adapter_2_prop_to_new,
-                               sizeof adapter_2_prop_to_new / sizeof adapter_2_prop_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_11_8.head), device);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(prop, &old_prop, &conversion_cudaDeviceProp_11_8.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+/* CUDA 12.5: cudaChooseDevice is called as cudaChooseDevice, converting prop by conversion_cudaDeviceProp_12_5. */
 static cubind__slot adapter_3_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.5, 1008 here */
-static const cubind__field_copy adapter_3_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 84},
-    {792, 784, 224},
-};
 static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
 {
-    union {
-        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
@@ -15150,38 +15230,15 @@ static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
                                        "prop->hostNumaMultinodeIpcSupported is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_3_prop_to_old,
-                               sizeof adapter_3_prop_to_old / sizeof adapter_3_prop_to_old[0]);
-    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
+    cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+/* CUDA 12.4: cudaChooseDevice is called as cudaChooseDevice, converting prop by conversion_cudaDeviceProp_12_5. */
 static cubind__slot adapter_4_target;
-/* struct cudaDeviceProp: 1032 bytes in CUDA 12.4, 1008 here */
-static const cubind__field_copy adapter_4_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 84},
-    {792, 784, 224},
-};
 static cudaError_t adapter_4(int *device, const struct cudaDeviceProp *prop)
 {
-    union {
-        unsigned char bytes[1032]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
@@ -15205,37 +15262,15 @@ static cudaError_t adapter_4(int *device, const struct cudaDeviceProp *prop)
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
                                        "prop->hostNumaMultinodeIpcSupported is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_4_prop_to_old,
-                               sizeof adapter_4_prop_to_old / sizeof adapter_4_prop_to_old[0]);
-    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
+    cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaChooseDevice is called as cudaChooseDevice, its record converted field by field. */
+/* CUDA 11.8: cudaChooseDevice is called as cudaChooseDevice, converting prop by conversion_cudaDeviceProp_11_8. */
 static cubind__slot adapter_5_target;
-/* struct cudaDeviceProp: 728 bytes in CUDA 11.8, 1008 here */
-static const cubind__field_copy adapter_5_prop_to_old[] = {
-    {0, 0, 284},
-    {288, 288, 60},
-    {352, 352, 32},
-    {388, 384, 4},
-    {396, 388, 8},
-    {408, 396, 8},
-    {420, 404, 188},
-    {612, 592, 28},
-    {640, 624, 28},
-    {672, 652, 20},
-    {696, 672, 32},
-};
 static cudaError_t adapter_5(int *device, const struct cudaDeviceProp *prop)
 {
-    union {
-        unsigned char bytes[1008]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_prop;
+    CUBIND__OLD_RECORD(old_prop, 1008);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 704, 4, 1))
@@ -15301,10 +15336,7 @@ static cudaError_t adapter_5(int *device, const struct cudaDeviceProp *prop)
     if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 784, 224, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
                                        "prop->reserved is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL)
-        cubind__convert_record(old_prop.bytes, sizeof old_prop.bytes, prop, adapter_5_prop_to_old,
-                               sizeof adapter_5_prop_to_old / sizeof adapter_5_prop_to_old[0]);
-    cubind_result = cubind_fn(device, prop != NULL ? (const struct cudaDeviceProp *)(void *)old_prop.bytes : NULL);
+    cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_11_8.head));
     return cubind_result;
 }
 
@@ -15336,353 +15368,184 @@ static cudaError_t adapter_7(cudaStream_t stream, cudaGraphNode_t *dependencies,
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+/* CUDA 12.5: cudaImportExternalMemory is called as cudaImportExternalMemory, converting memHandleDesc by conversion_cudaExternalMemoryHandleDesc_12_5. */
 static cubind__slot adapter_8_target;
-/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.5, 104 here */
-static const cubind__field_copy adapter_8_memHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 28},
-};
 static cudaError_t adapter_8(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    union {
-        unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_memHandleDesc;
+    CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.5", "cudaImportExternalMemory",
                                        "memHandleDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryHandleDesc does not have");
-    if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_8_memHandleDesc_to_old,
-                               sizeof adapter_8_memHandleDesc_to_old / sizeof adapter_8_memHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+/* CUDA 12.4: cudaImportExternalMemory is called as cudaImportExternalMemory, converting memHandleDesc by conversion_cudaExternalMemoryHandleDesc_12_5. */
 static cubind__slot adapter_9_target;
-/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 12.4, 104 here */
-static const cubind__field_copy adapter_9_memHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 28},
-};
 static cudaError_t adapter_9(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    union {
-        unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_memHandleDesc;
+    CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.4", "cudaImportExternalMemory",
                                        "memHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryHandleDesc does not have");
-    if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_9_memHandleDesc_to_old,
-                               sizeof adapter_9_memHandleDesc_to_old / sizeof adapter_9_memHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaImportExternalMemory is called as cudaImportExternalMemory, its record converted field by field. */
+/* CUDA 11.8: cudaImportExternalMemory is called as cudaImportExternalMemory, converting memHandleDesc by conversion_cudaExternalMemoryHandleDesc_12_5. */
 static cubind__slot adapter_10_target;
-/* struct cudaExternalMemoryHandleDesc: 40 bytes in CUDA 11.8, 104 here */
-static const cubind__field_copy adapter_10_memHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 28},
-};
 static cudaError_t adapter_10(cudaExternalMemory_t *extMem_out, const struct cudaExternalMemoryHandleDesc *memHandleDesc)
 {
-    union {
-        unsigned char bytes[104]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_memHandleDesc;
+    CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "11.8", "cudaImportExternalMemory",
                                        "memHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryHandleDesc does not have");
-    if (memHandleDesc != NULL)
-        cubind__convert_record(old_memHandleDesc.bytes, sizeof old_memHandleDesc.bytes, memHandleDesc, adapter_10_memHandleDesc_to_old,
-                               sizeof adapter_10_memHandleDesc_to_old / sizeof adapter_10_memHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extMem_out, memHandleDesc != NULL ? (const struct cudaExternalMemoryHandleDesc *)(void *)old_memHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
+/* CUDA 12.5: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, converting bufferDesc by conversion_cudaExternalMemoryBufferDesc_12_5. */
 static cubind__slot adapter_11_target;
-/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.5, 88 here */
-static const cubind__field_copy adapter_11_bufferDesc_to_old[] = {
-    {0, 0, 20},
-};
 static cudaError_t adapter_11(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_bufferDesc;
+    CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.5", "cudaExternalMemoryGetMappedBuffer",
                                        "bufferDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryBufferDesc does not have");
-    if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_11_bufferDesc_to_old,
-                               sizeof adapter_11_bufferDesc_to_old / sizeof adapter_11_bufferDesc_to_old[0]);
-    cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
+    cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
+/* CUDA 12.4: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, converting bufferDesc by conversion_cudaExternalMemoryBufferDesc_12_5. */
 static cubind__slot adapter_12_target;
-/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_12_bufferDesc_to_old[] = {
-    {0, 0, 20},
-};
 static cudaError_t adapter_12(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_bufferDesc;
+    CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.4", "cudaExternalMemoryGetMappedBuffer",
                                        "bufferDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryBufferDesc does not have");
-    if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_12_bufferDesc_to_old,
-                               sizeof adapter_12_bufferDesc_to_old / sizeof adapter_12_bufferDesc_to_old[0]);
-    cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
+    cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, its record converted field by field. */
+/* CUDA 11.8: cudaExternalMemoryGetMappedBuffer is called as cudaExternalMemoryGetMappedBuffer, converting bufferDesc by conversion_cudaExternalMemoryBufferDesc_12_5. */
 static cubind__slot adapter_13_target;
-/* struct cudaExternalMemoryBufferDesc: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_13_bufferDesc_to_old[] = {
-    {0, 0, 20},
-};
 static cudaError_t adapter_13(void **devPtr, cudaExternalMemory_t extMem, const struct cudaExternalMemoryBufferDesc *bufferDesc)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_bufferDesc;
+    CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "11.8", "cudaExternalMemoryGetMappedBuffer",
                                        "bufferDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryBufferDesc does not have");
-    if (bufferDesc != NULL)
-        cubind__convert_record(old_bufferDesc.bytes, sizeof old_bufferDesc.bytes, bufferDesc, adapter_13_bufferDesc_to_old,
-                               sizeof adapter_13_bufferDesc_to_old / sizeof adapter_13_bufferDesc_to_old[0]);
-    cubind_result = cubind_fn(devPtr, extMem, bufferDesc != NULL ? (const struct cudaExternalMemoryBufferDesc *)(void *)old_bufferDesc.bytes : NULL);
+    cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
+/* CUDA 12.5: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, converting mipmapDesc by conversion_cudaExternalMemoryMipmappedArrayDesc_12_5. */
 static cubind__slot adapter_14_target;
-/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.5, 128 here */
-static const cubind__field_copy adapter_14_mipmapDesc_to_old[] = {
-    {0, 0, 28},
-    {32, 32, 32},
-};
 static cudaError_t adapter_14(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    union {
-        unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_mipmapDesc;
+    CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.5", "cudaExternalMemoryGetMappedMipmappedArray",
                                        "mipmapDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryMipmappedArrayDesc does not have");
-    if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_14_mipmapDesc_to_old,
-                               sizeof adapter_14_mipmapDesc_to_old / sizeof adapter_14_mipmapDesc_to_old[0]);
-    cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
+    cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
+/* CUDA 12.4: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, converting mipmapDesc by conversion_cudaExternalMemoryMipmappedArrayDesc_12_5. */
 static cubind__slot adapter_15_target;
-/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 12.4, 128 here */
-static const cubind__field_copy adapter_15_mipmapDesc_to_old[] = {
-    {0, 0, 28},
-    {32, 32, 32},
-};
 static cudaError_t adapter_15(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    union {
-        unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_mipmapDesc;
+    CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.4", "cudaExternalMemoryGetMappedMipmappedArray",
                                        "mipmapDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryMipmappedArrayDesc does not have");
-    if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_15_mipmapDesc_to_old,
-                               sizeof adapter_15_mipmapDesc_to_old / sizeof adapter_15_mipmapDesc_to_old[0]);
-    cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
+    cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, its record converted field by field. */
+/* CUDA 11.8: cudaExternalMemoryGetMappedMipmappedArray is called as cudaExternalMemoryGetMappedMipmappedArray, converting mipmapDesc by conversion_cudaExternalMemoryMipmappedArrayDesc_12_5. */
 static cubind__slot adapter_16_target;
-/* struct cudaExternalMemoryMipmappedArrayDesc: 64 bytes in CUDA 11.8, 128 here */
-static const cubind__field_copy adapter_16_mipmapDesc_to_old[] = {
-    {0, 0, 28},
-    {32, 32, 32},
-};
 static cudaError_t adapter_16(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t extMem, const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc)
 {
-    union {
-        unsigned char bytes[128]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_mipmapDesc;
+    CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "11.8", "cudaExternalMemoryGetMappedMipmappedArray",
                                        "mipmapDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryMipmappedArrayDesc does not have");
-    if (mipmapDesc != NULL)
-        cubind__convert_record(old_mipmapDesc.bytes, sizeof old_mipmapDesc.bytes, mipmapDesc, adapter_16_mipmapDesc_to_old,
-                               sizeof adapter_16_mipmapDesc_to_old / sizeof adapter_16_mipmapDesc_to_old[0]);
-    cubind_result = cubind_fn(mipmap, extMem, mipmapDesc != NULL ? (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)old_mipmapDesc.bytes : NULL);
+    cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
+/* CUDA 12.5: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, converting semHandleDesc by conversion_cudaExternalSemaphoreHandleDesc_12_5. */
 static cubind__slot adapter_17_target;
-/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.5, 96 here */
-static const cubind__field_copy adapter_17_semHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 20},
-};
 static cudaError_t adapter_17(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    union {
-        unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_semHandleDesc;
+    CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.5", "cudaImportExternalSemaphore",
                                        "semHandleDesc->reserved is set, which CUDA 12.5's struct cudaExternalSemaphoreHandleDesc does not have");
-    if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_17_semHandleDesc_to_old,
-                               sizeof adapter_17_semHandleDesc_to_old / sizeof adapter_17_semHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
+/* CUDA 12.4: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, converting semHandleDesc by conversion_cudaExternalSemaphoreHandleDesc_12_5. */
 static cubind__slot adapter_18_target;
-/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 12.4, 96 here */
-static const cubind__field_copy adapter_18_semHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 20},
-};
 static cudaError_t adapter_18(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    union {
-        unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_semHandleDesc;
+    CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.4", "cudaImportExternalSemaphore",
                                        "semHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalSemaphoreHandleDesc does not have");
-    if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_18_semHandleDesc_to_old,
-                               sizeof adapter_18_semHandleDesc_to_old / sizeof adapter_18_semHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, its record converted field by field. */
+/* CUDA 11.8: cudaImportExternalSemaphore is called as cudaImportExternalSemaphore, converting semHandleDesc by conversion_cudaExternalSemaphoreHandleDesc_12_5. */
 static cubind__slot adapter_19_target;
-/* struct cudaExternalSemaphoreHandleDesc: 32 bytes in CUDA 11.8, 96 here */
-static const cubind__field_copy adapter_19_semHandleDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 20},
-};
 static cudaError_t adapter_19(cudaExternalSemaphore_t *extSem_out, const struct cudaExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    union {
-        unsigned char bytes[96]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_semHandleDesc;
+    CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "11.8", "cudaImportExternalSemaphore",
                                        "semHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalSemaphoreHandleDesc does not have");
-    if (semHandleDesc != NULL)
-        cubind__convert_record(old_semHandleDesc.bytes, sizeof old_semHandleDesc.bytes, semHandleDesc, adapter_19_semHandleDesc_to_old,
-                               sizeof adapter_19_semHandleDesc_to_old / sizeof adapter_19_semHandleDesc_to_old[0]);
-    cubind_result = cubind_fn(extSem_out, semHandleDesc != NULL ? (const struct cudaExternalSemaphoreHandleDesc *)(void *)old_semHandleDesc.bytes : NULL);
+    cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaFuncGetAttributes is called as cudaFuncGetAttributes, its record converted field by field. */
+/* CUDA 11.8: cudaFuncGetAttributes is called as cudaFuncGetAttributes, converting attr by conversion_cudaFuncAttributes_11_8. */
 static cubind__slot adapter_20_target;
-/* struct cudaFuncAttributes: 56 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_20_attr_to_old[] = {
-    {0, 0, 52},
-};
-static const cubind__field_copy adapter_20_attr_to_new[] = {
-    {0, 0, 52},
-};
 static cudaError_t adapter_20(struct cudaFuncAttributes *attr, const void *func)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_attr;
+    CUBIND__OLD_RECORD(old_attr, 144);
     cubind__cudaFuncGetAttributes_fn cubind_fn = (cubind__cudaFuncGetAttributes_fn)atomic_load_explicit(&adapter_20_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (attr != NULL)
-        cubind__convert_record(old_attr.bytes, sizeof old_attr.bytes, attr, adapter_20_attr_to_old,
-                               sizeof adapter_20_attr_to_old / sizeof adapter_20_attr_to_old[0]);
-    cubind_result = cubind_fn(attr != NULL ? (struct cudaFuncAttributes *)(void *)old_attr.bytes : NULL, func);
-    if (attr != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attr, 144, old_attr.bytes, adapter_20_attr_to_new,
-                               sizeof adapter_20_attr_to_new / sizeof adapter_20_attr_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_attr, attr, &conversion_cudaFuncAttributes_11_8.head), func);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(attr, &old_attr, &conversion_cudaFuncAttributes_11_8.head);
     return cubind_result;
 }
 
@@ -15727,75 +15590,39 @@ static cudaError_t adapter_22(const void *devPtr, size_t count, enum cudaMemoryA
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
+/* CUDA 12.5: cudaMemPoolCreate is called as cudaMemPoolCreate, converting poolProps by conversion_cudaMemPoolProps_12_5. */
 static cubind__slot adapter_23_target;
-/* struct cudaMemPoolProps: 88 bytes in CUDA 12.5, 88 here */
-static const cubind__field_copy adapter_23_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
 static cudaError_t adapter_23(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.5", "cudaMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 12.5's struct cudaMemPoolProps does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_23_poolProps_to_old,
-                               sizeof adapter_23_poolProps_to_old / sizeof adapter_23_poolProps_to_old[0]);
-    cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
+/* CUDA 12.4: cudaMemPoolCreate is called as cudaMemPoolCreate, converting poolProps by conversion_cudaMemPoolProps_12_5. */
 static cubind__slot adapter_24_target;
-/* struct cudaMemPoolProps: 88 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_24_poolProps_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-};
 static cudaError_t adapter_24(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.4", "cudaMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 12.4's struct cudaMemPoolProps does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_24_poolProps_to_old,
-                               sizeof adapter_24_poolProps_to_old / sizeof adapter_24_poolProps_to_old[0]);
-    cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaMemPoolCreate is called as cudaMemPoolCreate, its record converted field by field. */
+/* CUDA 11.8: cudaMemPoolCreate is called as cudaMemPoolCreate, converting poolProps by conversion_cudaMemPoolProps_11_8. */
 static cubind__slot adapter_25_target;
-/* struct cudaMemPoolProps: 88 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_25_poolProps_to_old[] = {
-    {0, 0, 24},
-    {24, 34, 54},
-};
 static cudaError_t adapter_25(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_poolProps;
+    CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
@@ -15804,126 +15631,55 @@ static cudaError_t adapter_25(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate",
                                        "poolProps->usage is set, which CUDA 11.8's struct cudaMemPoolProps does not have");
-    if (poolProps != NULL)
-        cubind__convert_record(old_poolProps.bytes, sizeof old_poolProps.bytes, poolProps, adapter_25_poolProps_to_old,
-                               sizeof adapter_25_poolProps_to_old / sizeof adapter_25_poolProps_to_old[0]);
-    cubind_result = cubind_fn(memPool, poolProps != NULL ? (const struct cudaMemPoolProps *)(void *)old_poolProps.bytes : NULL);
+    cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_11_8.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
+/* CUDA 12.5: cudaPointerGetAttributes is called as cudaPointerGetAttributes, converting attributes by conversion_cudaPointerAttributes_12_5. */
 static cubind__slot adapter_26_target;
-/* struct cudaPointerAttributes: 24 bytes in CUDA 12.5, 88 here */
-static const cubind__field_copy adapter_26_attributes_to_old[] = {
-    {0, 0, 24},
-};
-static const cubind__field_copy adapter_26_attributes_to_new[] = {
-    {0, 0, 24},
-};
 static cudaError_t adapter_26(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_attributes;
+    CUBIND__OLD_RECORD(old_attributes, 88);
     cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_26_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_26_attributes_to_old,
-                               sizeof adapter_26_attributes_to_old / sizeof adapter_26_attributes_to_old[0]);
-    cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
-    if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_26_attributes_to_new,
-                               sizeof adapter_26_attributes_to_new / sizeof adapter_26_attributes_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_attributes, attributes, &conversion_cudaPointerAttributes_12_5.head), ptr);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(attributes, &old_attributes, &conversion_cudaPointerAttributes_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
+/* CUDA 12.4: cudaPointerGetAttributes is called as cudaPointerGetAttributes, converting attributes by conversion_cudaPointerAttributes_12_5. */
 static cubind__slot adapter_27_target;
-/* struct cudaPointerAttributes: 24 bytes in CUDA 12.4, 88 here */
-static const cubind__field_copy adapter_27_attributes_to_old[] = {
-    {0, 0, 24},
-};
-static const cubind__field_copy adapter_27_attributes_to_new[] = {
-    {0, 0, 24},
-};
 static cudaError_t adapter_27(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_attributes;
+    CUBIND__OLD_RECORD(old_attributes, 88);
     cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_27_attributes_to_old,
-                               sizeof adapter_27_attributes_to_old / sizeof adapter_27_attributes_to_old[0]);
-    cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
-    if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_27_attributes_to_new,
-                               sizeof adapter_27_attributes_to_new / sizeof adapter_27_attributes_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_attributes, attributes, &conversion_cudaPointerAttributes_12_5.head), ptr);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(attributes, &old_attributes, &conversion_cudaPointerAttributes_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaPointerGetAttributes is called as cudaPointerGetAttributes, its record converted field by field. */
+/* CUDA 11.8: cudaPointerGetAttributes is called as cudaPointerGetAttributes, converting attributes by conversion_cudaPointerAttributes_12_5. */
 static cubind__slot adapter_28_target;
-/* struct cudaPointerAttributes: 24 bytes in CUDA 11.8, 88 here */
-static const cubind__field_copy adapter_28_attributes_to_old[] = {
-    {0, 0, 24},
-};
-static const cubind__field_copy adapter_28_attributes_to_new[] = {
-    {0, 0, 24},
-};
 static cudaError_t adapter_28(struct cudaPointerAttributes *attributes, const void *ptr)
 {
-    union {
-        unsigned char bytes[88]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_attributes;
+    CUBIND__OLD_RECORD(old_attributes, 88);
     cubind__cudaPointerGetAttributes_fn cubind_fn = (cubind__cudaPointerGetAttributes_fn)atomic_load_explicit(&adapter_28_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (attributes != NULL)
-        cubind__convert_record(old_attributes.bytes, sizeof old_attributes.bytes, attributes, adapter_28_attributes_to_old,
-                               sizeof adapter_28_attributes_to_old / sizeof adapter_28_attributes_to_old[0]);
-    cubind_result = cubind_fn(attributes != NULL ? (struct cudaPointerAttributes *)(void *)old_attributes.bytes : NULL, ptr);
-    if (attributes != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)attributes, 88, old_attributes.bytes, adapter_28_attributes_to_new,
-                               sizeof adapter_28_attributes_to_new / sizeof adapter_28_attributes_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_attributes, attributes, &conversion_cudaPointerAttributes_12_5.head), ptr);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(attributes, &old_attributes, &conversion_cudaPointerAttributes_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
+/* CUDA 12.5: cudaCreateTextureObject is called as cudaCreateTextureObject, converting pResDesc by conversion_cudaResourceDesc_12_5, pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_29_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
-static const cubind__field_copy adapter_29_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.5, 112 here */
-static const cubind__field_copy adapter_29_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_29(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
@@ -15932,42 +15688,16 @@ static cudaError_t adapter_29(cudaTextureObject_t *pTexObject, const struct cuda
     if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.5", "cudaCreateTextureObject",
                                        "pResViewDesc->reserved is set, which CUDA 12.5's struct cudaResourceViewDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_29_pResDesc_to_old,
-                               sizeof adapter_29_pResDesc_to_old / sizeof adapter_29_pResDesc_to_old[0]);
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_29_pResViewDesc_to_old,
-                               sizeof adapter_29_pResViewDesc_to_old / sizeof adapter_29_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), pTexDesc, cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
+/* CUDA 12.4: cudaCreateTextureObject is called as cudaCreateTextureObject, converting pResDesc by conversion_cudaResourceDesc_12_5, pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_30_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_30_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_30_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_30(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
@@ -15976,52 +15706,17 @@ static cudaError_t adapter_30(cudaTextureObject_t *pTexObject, const struct cuda
     if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject",
                                        "pResViewDesc->reserved is set, which CUDA 12.4's struct cudaResourceViewDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_30_pResDesc_to_old,
-                               sizeof adapter_30_pResDesc_to_old / sizeof adapter_30_pResDesc_to_old[0]);
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_30_pResViewDesc_to_old,
-                               sizeof adapter_30_pResViewDesc_to_old / sizeof adapter_30_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), pTexDesc, cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, its records converted field by field. */
+/* CUDA 11.8: cudaCreateTextureObject is called as cudaCreateTextureObject, converting pResDesc by conversion_cudaResourceDesc_12_5, pTexDesc by conversion_cudaTextureDesc_11_8, pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_31_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_31_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_31_pTexDesc_to_old[] = {
-    {0, 0, 68},
-};
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_31_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_31(cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc, const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
-    union {
-        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pTexDesc;
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
+    CUBIND__OLD_RECORD(old_pTexDesc, 72);
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
@@ -16033,603 +15728,257 @@ static cudaError_t adapter_31(cudaTextureObject_t *pTexObject, const struct cuda
     if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
                                        "pResViewDesc->reserved is set, which CUDA 11.8's struct cudaResourceViewDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_31_pResDesc_to_old,
-                               sizeof adapter_31_pResDesc_to_old / sizeof adapter_31_pResDesc_to_old[0]);
-    if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_31_pTexDesc_to_old,
-                               sizeof adapter_31_pTexDesc_to_old / sizeof adapter_31_pTexDesc_to_old[0]);
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_31_pResViewDesc_to_old,
-                               sizeof adapter_31_pResViewDesc_to_old / sizeof adapter_31_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, pTexDesc != NULL ? (const struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, pResViewDesc != NULL ? (const struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL);
+    cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), cubind__record_to_old(&old_pTexDesc, pTexDesc, &conversion_cudaTextureDesc_11_8.head), cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+/* CUDA 12.5: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_32_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
-static const cubind__field_copy adapter_32_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_32_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_32(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_32_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_32_pResDesc_to_old,
-                               sizeof adapter_32_pResDesc_to_old / sizeof adapter_32_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_32_pResDesc_to_new,
-                               sizeof adapter_32_pResDesc_to_new / sizeof adapter_32_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+/* CUDA 12.4: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_33_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_33_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_33_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_33(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_33_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_33_pResDesc_to_old,
-                               sizeof adapter_33_pResDesc_to_old / sizeof adapter_33_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_33_pResDesc_to_new,
-                               sizeof adapter_33_pResDesc_to_new / sizeof adapter_33_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, its record converted field by field. */
+/* CUDA 11.8: cudaGetTextureObjectResourceDesc is called as cudaGetTextureObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_34_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_34_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_34_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_34(struct cudaResourceDesc *pResDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetTextureObjectResourceDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceDesc_fn)atomic_load_explicit(&adapter_34_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_34_pResDesc_to_old,
-                               sizeof adapter_34_pResDesc_to_old / sizeof adapter_34_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, texObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_34_pResDesc_to_new,
-                               sizeof adapter_34_pResDesc_to_new / sizeof adapter_34_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, its record converted field by field. */
+/* CUDA 11.8: cudaGetTextureObjectTextureDesc is called as cudaGetTextureObjectTextureDesc, converting pTexDesc by conversion_cudaTextureDesc_11_8. */
 static cubind__slot adapter_35_target;
-/* struct cudaTextureDesc: 68 bytes in CUDA 11.8, 72 here */
-static const cubind__field_copy adapter_35_pTexDesc_to_old[] = {
-    {0, 0, 68},
-};
-static const cubind__field_copy adapter_35_pTexDesc_to_new[] = {
-    {0, 0, 68},
-};
 static cudaError_t adapter_35(struct cudaTextureDesc *pTexDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[72]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pTexDesc;
+    CUBIND__OLD_RECORD(old_pTexDesc, 72);
     cubind__cudaGetTextureObjectTextureDesc_fn cubind_fn = (cubind__cudaGetTextureObjectTextureDesc_fn)atomic_load_explicit(&adapter_35_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pTexDesc != NULL)
-        cubind__convert_record(old_pTexDesc.bytes, sizeof old_pTexDesc.bytes, pTexDesc, adapter_35_pTexDesc_to_old,
-                               sizeof adapter_35_pTexDesc_to_old / sizeof adapter_35_pTexDesc_to_old[0]);
-    cubind_result = cubind_fn(pTexDesc != NULL ? (struct cudaTextureDesc *)(void *)old_pTexDesc.bytes : NULL, texObject);
-    if (pTexDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pTexDesc, 72, old_pTexDesc.bytes, adapter_35_pTexDesc_to_new,
-                               sizeof adapter_35_pTexDesc_to_new / sizeof adapter_35_pTexDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pTexDesc, pTexDesc, &conversion_cudaTextureDesc_11_8.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pTexDesc, &old_pTexDesc, &conversion_cudaTextureDesc_11_8.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+/* CUDA 12.5: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, converting pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_36_target;
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.5, 112 here */
-static const cubind__field_copy adapter_36_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static const cubind__field_copy adapter_36_pResViewDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_36(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_36_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_36_pResViewDesc_to_old,
-                               sizeof adapter_36_pResViewDesc_to_old / sizeof adapter_36_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
-    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_36_pResViewDesc_to_new,
-                               sizeof adapter_36_pResViewDesc_to_new / sizeof adapter_36_pResViewDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResViewDesc, &old_pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+/* CUDA 12.4: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, converting pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_37_target;
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 12.4, 112 here */
-static const cubind__field_copy adapter_37_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static const cubind__field_copy adapter_37_pResViewDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_37(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_37_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_37_pResViewDesc_to_old,
-                               sizeof adapter_37_pResViewDesc_to_old / sizeof adapter_37_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
-    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_37_pResViewDesc_to_new,
-                               sizeof adapter_37_pResViewDesc_to_new / sizeof adapter_37_pResViewDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResViewDesc, &old_pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, its record converted field by field. */
+/* CUDA 11.8: cudaGetTextureObjectResourceViewDesc is called as cudaGetTextureObjectResourceViewDesc, converting pResViewDesc by conversion_cudaResourceViewDesc_12_5. */
 static cubind__slot adapter_38_target;
-/* struct cudaResourceViewDesc: 48 bytes in CUDA 11.8, 112 here */
-static const cubind__field_copy adapter_38_pResViewDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
-static const cubind__field_copy adapter_38_pResViewDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 40},
-};
 static cudaError_t adapter_38(struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject)
 {
-    union {
-        unsigned char bytes[112]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResViewDesc;
+    CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaGetTextureObjectResourceViewDesc_fn cubind_fn = (cubind__cudaGetTextureObjectResourceViewDesc_fn)atomic_load_explicit(&adapter_38_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResViewDesc != NULL)
-        cubind__convert_record(old_pResViewDesc.bytes, sizeof old_pResViewDesc.bytes, pResViewDesc, adapter_38_pResViewDesc_to_old,
-                               sizeof adapter_38_pResViewDesc_to_old / sizeof adapter_38_pResViewDesc_to_old[0]);
-    cubind_result = cubind_fn(pResViewDesc != NULL ? (struct cudaResourceViewDesc *)(void *)old_pResViewDesc.bytes : NULL, texObject);
-    if (pResViewDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResViewDesc, 112, old_pResViewDesc.bytes, adapter_38_pResViewDesc_to_new,
-                               sizeof adapter_38_pResViewDesc_to_new / sizeof adapter_38_pResViewDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head), texObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResViewDesc, &old_pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+/* CUDA 12.5: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_39_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
-static const cubind__field_copy adapter_39_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_39(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_39_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.5", "cudaCreateSurfaceObject",
                                        "pResDesc->flags is set, which CUDA 12.5's struct cudaResourceDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_39_pResDesc_to_old,
-                               sizeof adapter_39_pResDesc_to_old / sizeof adapter_39_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+/* CUDA 12.4: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_40_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_40_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_40(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_40_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.4", "cudaCreateSurfaceObject",
                                        "pResDesc->flags is set, which CUDA 12.4's struct cudaResourceDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_40_pResDesc_to_old,
-                               sizeof adapter_40_pResDesc_to_old / sizeof adapter_40_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, its record converted field by field. */
+/* CUDA 11.8: cudaCreateSurfaceObject is called as cudaCreateSurfaceObject, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_41_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_41_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_41(cudaSurfaceObject_t *pSurfObject, const struct cudaResourceDesc *pResDesc)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_41_target, memory_order_acquire);
     cudaError_t cubind_result;
     if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
         return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "11.8", "cudaCreateSurfaceObject",
                                        "pResDesc->flags is set, which CUDA 11.8's struct cudaResourceDesc does not have");
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_41_pResDesc_to_old,
-                               sizeof adapter_41_pResDesc_to_old / sizeof adapter_41_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pSurfObject, pResDesc != NULL ? (const struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL);
+    cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+/* CUDA 12.5: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_42_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.5, 144 here */
-static const cubind__field_copy adapter_42_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_42_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_42(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_42_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_42_pResDesc_to_old,
-                               sizeof adapter_42_pResDesc_to_old / sizeof adapter_42_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_42_pResDesc_to_new,
-                               sizeof adapter_42_pResDesc_to_new / sizeof adapter_42_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), surfObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+/* CUDA 12.4: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_43_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 12.4, 144 here */
-static const cubind__field_copy adapter_43_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_43_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_43(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_43_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_43_pResDesc_to_old,
-                               sizeof adapter_43_pResDesc_to_old / sizeof adapter_43_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_43_pResDesc_to_new,
-                               sizeof adapter_43_pResDesc_to_new / sizeof adapter_43_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), surfObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, its record converted field by field. */
+/* CUDA 11.8: cudaGetSurfaceObjectResourceDesc is called as cudaGetSurfaceObjectResourceDesc, converting pResDesc by conversion_cudaResourceDesc_12_5. */
 static cubind__slot adapter_44_target;
-/* struct cudaResourceDesc: 64 bytes in CUDA 11.8, 144 here */
-static const cubind__field_copy adapter_44_pResDesc_to_old[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
-static const cubind__field_copy adapter_44_pResDesc_to_new[] = {
-    {0, 0, 4},
-    {8, 8, 56},
-};
 static cudaError_t adapter_44(struct cudaResourceDesc *pResDesc, cudaSurfaceObject_t surfObject)
 {
-    union {
-        unsigned char bytes[144]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_pResDesc;
+    CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaGetSurfaceObjectResourceDesc_fn cubind_fn = (cubind__cudaGetSurfaceObjectResourceDesc_fn)atomic_load_explicit(&adapter_44_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL)
-        cubind__convert_record(old_pResDesc.bytes, sizeof old_pResDesc.bytes, pResDesc, adapter_44_pResDesc_to_old,
-                               sizeof adapter_44_pResDesc_to_old / sizeof adapter_44_pResDesc_to_old[0]);
-    cubind_result = cubind_fn(pResDesc != NULL ? (struct cudaResourceDesc *)(void *)old_pResDesc.bytes : NULL, surfObject);
-    if (pResDesc != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)pResDesc, 144, old_pResDesc.bytes, adapter_44_pResDesc_to_new,
-                               sizeof adapter_44_pResDesc_to_new / sizeof adapter_44_pResDesc_to_new[0]);
+    cubind_result = cubind_fn(cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), surfObject);
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(pResDesc, &old_pResDesc, &conversion_cudaResourceDesc_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 12.5: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, converting nodeParams by conversion_cudaMemAllocNodeParams_12_5. */
 static cubind__slot adapter_45_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_45_nodeParams_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_45_nodeParams_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_45(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_nodeParams;
+    CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_45_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_45_nodeParams_to_old,
-                               sizeof adapter_45_nodeParams_to_old / sizeof adapter_45_nodeParams_to_old[0]);
-    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
-    if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_45_nodeParams_to_new,
-                               sizeof adapter_45_nodeParams_to_new / sizeof adapter_45_nodeParams_to_new[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 12.4: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, converting nodeParams by conversion_cudaMemAllocNodeParams_12_5. */
 static cubind__slot adapter_46_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_46_nodeParams_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_46_nodeParams_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_46(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_nodeParams;
+    CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_46_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_46_nodeParams_to_old,
-                               sizeof adapter_46_nodeParams_to_old / sizeof adapter_46_nodeParams_to_old[0]);
-    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
-    if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_46_nodeParams_to_new,
-                               sizeof adapter_46_nodeParams_to_new / sizeof adapter_46_nodeParams_to_new[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, its record converted field by field. */
+/* CUDA 11.8: cudaGraphAddMemAllocNode is called as cudaGraphAddMemAllocNode, converting nodeParams by conversion_cudaMemAllocNodeParams_11_8. */
 static cubind__slot adapter_47_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_47_nodeParams_to_old[] = {
-    {0, 0, 24},
-    {24, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_47_nodeParams_to_new[] = {
-    {0, 0, 24},
-    {34, 24, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_47(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies, size_t numDependencies, struct cudaMemAllocNodeParams *nodeParams)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_nodeParams;
+    CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_47_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL)
-        cubind__convert_record(old_nodeParams.bytes, sizeof old_nodeParams.bytes, nodeParams, adapter_47_nodeParams_to_old,
-                               sizeof adapter_47_nodeParams_to_old / sizeof adapter_47_nodeParams_to_old[0]);
-    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, nodeParams != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_nodeParams.bytes : NULL);
-    if (nodeParams != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)nodeParams, 120, old_nodeParams.bytes, adapter_47_nodeParams_to_new,
-                               sizeof adapter_47_nodeParams_to_new / sizeof adapter_47_nodeParams_to_new[0]);
+    cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_11_8.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_11_8.head);
     return cubind_result;
 }
 
-/* CUDA 12.5: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+/* CUDA 12.5: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, converting params_out by conversion_cudaMemAllocNodeParams_12_5. */
 static cubind__slot adapter_48_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.5, 120 here */
-static const cubind__field_copy adapter_48_params_out_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_48_params_out_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_48(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_params_out;
+    CUBIND__OLD_RECORD(old_params_out, 120);
     cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_48_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_48_params_out_to_old,
-                               sizeof adapter_48_params_out_to_old / sizeof adapter_48_params_out_to_old[0]);
-    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
-    if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_48_params_out_to_new,
-                               sizeof adapter_48_params_out_to_new / sizeof adapter_48_params_out_to_new[0]);
+    cubind_result = cubind_fn(node, cubind__record_to_old(&old_params_out, params_out, &conversion_cudaMemAllocNodeParams_12_5.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(params_out, &old_params_out, &conversion_cudaMemAllocNodeParams_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+/* CUDA 12.4: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, converting params_out by conversion_cudaMemAllocNodeParams_12_5. */
 static cubind__slot adapter_49_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 12.4, 120 here */
-static const cubind__field_copy adapter_49_params_out_to_old[] = {
-    {0, 0, 32},
-    {32, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_49_params_out_to_new[] = {
-    {0, 0, 32},
-    {34, 32, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_49(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_params_out;
+    CUBIND__OLD_RECORD(old_params_out, 120);
     cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_49_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_49_params_out_to_old,
-                               sizeof adapter_49_params_out_to_old / sizeof adapter_49_params_out_to_old[0]);
-    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
-    if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_49_params_out_to_new,
-                               sizeof adapter_49_params_out_to_new / sizeof adapter_49_params_out_to_new[0]);
+    cubind_result = cubind_fn(node, cubind__record_to_old(&old_params_out, params_out, &conversion_cudaMemAllocNodeParams_12_5.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(params_out, &old_params_out, &conversion_cudaMemAllocNodeParams_12_5.head);
     return cubind_result;
 }
 
-/* CUDA 11.8: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, its record converted field by field. */
+/* CUDA 11.8: cudaGraphMemAllocNodeGetParams is called as cudaGraphMemAllocNodeGetParams, converting params_out by conversion_cudaMemAllocNodeParams_11_8. */
 static cubind__slot adapter_50_target;
-/* struct cudaMemAllocNodeParams: 120 bytes in CUDA 11.8, 120 here */
-static const cubind__field_copy adapter_50_params_out_to_old[] = {
-    {0, 0, 24},
-    {24, 34, 54},
-    {88, 88, 32},
-};
-static const cubind__field_copy adapter_50_params_out_to_new[] = {
-    {0, 0, 24},
-    {34, 24, 54},
-    {88, 88, 32},
-};
 static cudaError_t adapter_50(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out)
 {
-    union {
-        unsigned char bytes[120]; /* the larger: a size the caller passes may be either */
-        long double align_ld;
-        void *align_p;
-        long long align_ll;
-    } old_params_out;
+    CUBIND__OLD_RECORD(old_params_out, 120);
     cubind__cudaGraphMemAllocNodeGetParams_fn cubind_fn = (cubind__cudaGraphMemAllocNodeGetParams_fn)atomic_load_explicit(&adapter_50_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (params_out != NULL)
-        cubind__convert_record(old_params_out.bytes, sizeof old_params_out.bytes, params_out, adapter_50_params_out_to_old,
-                               sizeof adapter_50_params_out_to_old / sizeof adapter_50_params_out_to_old[0]);
-    cubind_result = cubind_fn(node, params_out != NULL ? (struct cudaMemAllocNodeParams *)(void *)old_params_out.bytes : NULL);
-    if (params_out != NULL && cubind_result == cudaSuccess)
-        cubind__convert_record((void *)params_out, 120, old_params_out.bytes, adapter_50_params_out_to_new,
-                               sizeof adapter_50_params_out_to_new / sizeof adapter_50_params_out_to_new[0]);
+    cubind_result = cubind_fn(node, cubind__record_to_old(&old_params_out, params_out, &conversion_cudaMemAllocNodeParams_11_8.head));
+    if (cubind_result == cudaSuccess)
+        cubind__record_to_new(params_out, &old_params_out, &conversion_cudaMemAllocNodeParams_11_8.head);
     return cubind_result;
 }
 

@@ -1850,6 +1850,7 @@ MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pool
     cubind_mock_begin("cuMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&poolProps, sizeof(const CUmemPoolProps *));
+    cubind_mock_record(0, poolProps, NULL, 88); /* struct CUmemPoolProps_st, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (CUresult)cubind_mock_status();
 }
 #endif

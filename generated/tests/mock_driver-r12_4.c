@@ -1828,6 +1828,7 @@ MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pool
     cubind_mock_begin("cuMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&poolProps, sizeof(const CUmemPoolProps *));
+    cubind_mock_record(0, poolProps, NULL, 88); /* struct CUmemPoolProps_st, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3121,6 +3122,7 @@ MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGrap
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
+    cubind_mock_record(0, nodeParams, nodeParams, 120); /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3130,6 +3132,7 @@ MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC
     cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
+    cubind_mock_record(0, params_out, params_out, 120); /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (CUresult)cubind_mock_status();
 }
 

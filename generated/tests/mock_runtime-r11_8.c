@@ -236,6 +236,7 @@ MOCK_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int de
     cubind_mock_begin("cudaGetDeviceProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(struct cudaDeviceProp *));
     cubind_mock_arg(&device, sizeof(int));
+    cubind_mock_record(0, prop, prop, 728); /* struct cudaDeviceProp, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -328,6 +329,7 @@ MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *
     cubind_mock_begin("cudaChooseDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&prop, sizeof(const struct cudaDeviceProp *));
+    cubind_mock_record(0, prop, NULL, 728); /* struct cudaDeviceProp, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -691,6 +693,7 @@ MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, 
     cubind_mock_begin("cudaImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(cudaExternalMemory_t *));
     cubind_mock_arg(&memHandleDesc, sizeof(const struct cudaExternalMemoryHandleDesc *));
+    cubind_mock_record(0, memHandleDesc, NULL, 40); /* struct cudaExternalMemoryHandleDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -701,6 +704,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExtern
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&bufferDesc, sizeof(const struct cudaExternalMemoryBufferDesc *));
+    cubind_mock_record(0, bufferDesc, NULL, 24); /* struct cudaExternalMemoryBufferDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -711,6 +715,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArra
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&mipmapDesc, sizeof(const struct cudaExternalMemoryMipmappedArrayDesc *));
+    cubind_mock_record(0, mipmapDesc, NULL, 64); /* struct cudaExternalMemoryMipmappedArrayDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -728,6 +733,7 @@ MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem
     cubind_mock_begin("cudaImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(cudaExternalSemaphore_t *));
     cubind_mock_arg(&semHandleDesc, sizeof(const struct cudaExternalSemaphoreHandleDesc *));
+    cubind_mock_record(0, semHandleDesc, NULL, 32); /* struct cudaExternalSemaphoreHandleDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -812,6 +818,7 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
+    cubind_mock_record(0, attr, attr, 56); /* struct cudaFuncAttributes, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1749,6 +1756,7 @@ MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cuda
     cubind_mock_begin("cudaMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&poolProps, sizeof(const struct cudaMemPoolProps *));
+    cubind_mock_record(0, poolProps, NULL, 88); /* struct cudaMemPoolProps, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1851,6 +1859,7 @@ MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr
     cubind_mock_begin("cudaPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attributes, sizeof(struct cudaPointerAttributes *));
     cubind_mock_arg(&ptr, sizeof(const void *));
+    cubind_mock_record(0, attributes, attributes, 24); /* struct cudaPointerAttributes, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1981,6 +1990,9 @@ MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, co
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
     cubind_mock_arg(&pResViewDesc, sizeof(const struct cudaResourceViewDesc *));
+    cubind_mock_record(0, pResDesc, NULL, 64); /* struct cudaResourceDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
+    cubind_mock_record(1, pTexDesc, NULL, 68); /* struct cudaTextureDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
+    cubind_mock_record(2, pResViewDesc, NULL, 48); /* struct cudaResourceViewDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1998,6 +2010,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    cubind_mock_record(0, pResDesc, pResDesc, 64); /* struct cudaResourceDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2007,6 +2020,7 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    cubind_mock_record(0, pTexDesc, pTexDesc, 68); /* struct cudaTextureDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2016,6 +2030,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
     cubind_mock_begin("cudaGetTextureObjectResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(struct cudaResourceViewDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    cubind_mock_record(0, pResViewDesc, pResViewDesc, 48); /* struct cudaResourceViewDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2025,6 +2040,7 @@ MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, c
     cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
+    cubind_mock_record(0, pResDesc, NULL, 64); /* struct cudaResourceDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2042,6 +2058,7 @@ MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
+    cubind_mock_record(0, pResDesc, pResDesc, 64); /* struct cudaResourceDesc, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2529,6 +2546,7 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaMemAllocNodeParams *));
+    cubind_mock_record(0, nodeParams, nodeParams, 120); /* struct cudaMemAllocNodeParams, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2538,6 +2556,7 @@ MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct
     cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
+    cubind_mock_record(0, params_out, params_out, 120); /* struct cudaMemAllocNodeParams, CUDA 11.8's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif

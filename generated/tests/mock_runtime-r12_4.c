@@ -234,6 +234,7 @@ MOCK_API cudaError_t cudaGetDeviceProperties_v2(struct cudaDeviceProp *prop, int
     cubind_mock_begin("cudaGetDeviceProperties_v2", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(struct cudaDeviceProp *));
     cubind_mock_arg(&device, sizeof(int));
+    cubind_mock_record(0, prop, prop, 1032); /* struct cudaDeviceProp, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -326,6 +327,7 @@ MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *
     cubind_mock_begin("cudaChooseDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&prop, sizeof(const struct cudaDeviceProp *));
+    cubind_mock_record(0, prop, NULL, 1032); /* struct cudaDeviceProp, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -686,6 +688,7 @@ MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, 
     cubind_mock_begin("cudaImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(cudaExternalMemory_t *));
     cubind_mock_arg(&memHandleDesc, sizeof(const struct cudaExternalMemoryHandleDesc *));
+    cubind_mock_record(0, memHandleDesc, NULL, 40); /* struct cudaExternalMemoryHandleDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -696,6 +699,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExtern
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&bufferDesc, sizeof(const struct cudaExternalMemoryBufferDesc *));
+    cubind_mock_record(0, bufferDesc, NULL, 24); /* struct cudaExternalMemoryBufferDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -706,6 +710,7 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArra
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&mipmapDesc, sizeof(const struct cudaExternalMemoryMipmappedArrayDesc *));
+    cubind_mock_record(0, mipmapDesc, NULL, 64); /* struct cudaExternalMemoryMipmappedArrayDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -723,6 +728,7 @@ MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem
     cubind_mock_begin("cudaImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(cudaExternalSemaphore_t *));
     cubind_mock_arg(&semHandleDesc, sizeof(const struct cudaExternalSemaphoreHandleDesc *));
+    cubind_mock_record(0, semHandleDesc, NULL, 32); /* struct cudaExternalSemaphoreHandleDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1741,6 +1747,7 @@ MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cuda
     cubind_mock_begin("cudaMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&poolProps, sizeof(const struct cudaMemPoolProps *));
+    cubind_mock_record(0, poolProps, NULL, 88); /* struct cudaMemPoolProps, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1843,6 +1850,7 @@ MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr
     cubind_mock_begin("cudaPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attributes, sizeof(struct cudaPointerAttributes *));
     cubind_mock_arg(&ptr, sizeof(const void *));
+    cubind_mock_record(0, attributes, attributes, 24); /* struct cudaPointerAttributes, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1973,6 +1981,8 @@ MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, co
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
     cubind_mock_arg(&pResViewDesc, sizeof(const struct cudaResourceViewDesc *));
+    cubind_mock_record(0, pResDesc, NULL, 64); /* struct cudaResourceDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
+    cubind_mock_record(1, pResViewDesc, NULL, 48); /* struct cudaResourceViewDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1990,6 +2000,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    cubind_mock_record(0, pResDesc, pResDesc, 64); /* struct cudaResourceDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2008,6 +2019,7 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
     cubind_mock_begin("cudaGetTextureObjectResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(struct cudaResourceViewDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    cubind_mock_record(0, pResViewDesc, pResViewDesc, 48); /* struct cudaResourceViewDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2017,6 +2029,7 @@ MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, c
     cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
+    cubind_mock_record(0, pResDesc, NULL, 64); /* struct cudaResourceDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2034,6 +2047,7 @@ MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
+    cubind_mock_record(0, pResDesc, pResDesc, 64); /* struct cudaResourceDesc, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2521,6 +2535,7 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaMemAllocNodeParams *));
+    cubind_mock_record(0, nodeParams, nodeParams, 120); /* struct cudaMemAllocNodeParams, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2530,6 +2545,7 @@ MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct
     cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
+    cubind_mock_record(0, params_out, params_out, 120); /* struct cudaMemAllocNodeParams, CUDA 12.4's layout (tests/mock/recorder.h) */
     return (cudaError_t)cubind_mock_status();
 }
 #endif

@@ -309,8 +309,10 @@ def test_release_plan_reads_the_actions_and_builds_the_tables(ir: dict) -> None:
     adapter = made.adapters[calls[index["relGetProps"]].adapter]
     (conversion,) = adapter.conversions
     assert (conversion.param, conversion.old_size, conversion.new_size, conversion.output) == ("props", 8, 24, True)
-    as_tuples = lambda copies: [(c.to_offset, c.from_offset, c.size) for c in copies]  # noqa: E731
-    assert as_tuples(conversion.to_old) == [(0, 0, 4), (4, 16, 4)]
-    assert as_tuples(conversion.to_new) == [(0, 0, 4), (16, 4, 4)]
+    # one table, both directions: {offset in 3.0, offset in 2.0, size} of each field both have
+    (table,) = made.tables
+    assert made.tables[conversion.table] is table
+    assert [(f.new_offset, f.old_offset, f.size) for f in table.fields] == [(0, 0, 4), (16, 4, 4)]
+    assert (table.record, table.releases, table.old_size, table.new_size) == ("struct relProps", ["2.0", "1.0"], 8, 24)
     refused = calls[index["relAddNode"]]
     assert "relAddNode_v2" in made.strings[made.strings.index(refused.reason)]

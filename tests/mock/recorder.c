@@ -213,6 +213,54 @@ EXPORT int cubind_mock_version_of(int property, int *value, int major, int minor
     return 0;
 }
 
+/* cubind_mock_record's state (recorder.h): armed by a test, per record what the mock received and
+ * what it writes. */
+static struct {
+    int armed;
+    struct {
+        unsigned char received[CUBIND_MOCK_MAX_RECORD_BYTES], write[CUBIND_MOCK_MAX_RECORD_BYTES];
+        size_t received_size, write_size;
+    } r[CUBIND_MOCK_RECORDS];
+} records;
+
+EXPORT void cubind_mock_record(unsigned n, const void *received, void *write, size_t size)
+{
+    pthread_mutex_lock(&lock);
+    if (records.armed && n < CUBIND_MOCK_RECORDS && received != NULL && size <= CUBIND_MOCK_MAX_RECORD_BYTES) {
+        memcpy(records.r[n].received, received, size);
+        records.r[n].received_size = size;
+        if (write != NULL)
+            memcpy(write, records.r[n].write, records.r[n].write_size < size ? records.r[n].write_size : size);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT void cubind_mock_records_arm(int on)
+{
+    pthread_mutex_lock(&lock);
+    memset(&records, 0, sizeof records);
+    records.armed = on;
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT void cubind_mock_set_record(unsigned n, const void *bytes, size_t size)
+{
+    pthread_mutex_lock(&lock);
+    if (n < CUBIND_MOCK_RECORDS && size <= CUBIND_MOCK_MAX_RECORD_BYTES) {
+        memcpy(records.r[n].write, bytes, size);
+        records.r[n].write_size = size;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT const unsigned char *cubind_mock_record_received(unsigned n, size_t *size)
+{
+    if (n >= CUBIND_MOCK_RECORDS || records.r[n].received_size == 0)
+        return NULL;
+    *size = records.r[n].received_size;
+    return records.r[n].received;
+}
+
 EXPORT void cubind_mock_set_status(int status)
 {
     status_to_return = status;

@@ -38,7 +38,21 @@ int cubind_mock_version(int property, int *value);
 /* The same with another default than 77.1.2: the mocks of an older CUDA release answer its version. */
 int cubind_mock_version_of(int property, int *value, int major, int minor, int patch);
 
+/* The mocks of an older release, for the n-th record (n < CUBIND_MOCK_RECORDS) an adapter converts
+ * (generated/tests/conversions.c): `size` bytes, the record in that release's layout. While the
+ * test armed the records, the mock keeps a copy of the bytes it received and then, for an output
+ * (`write` not NULL), writes the bytes the test set for that record; otherwise it does nothing. */
+#define CUBIND_MOCK_RECORDS 4
+#define CUBIND_MOCK_MAX_RECORD_BYTES 4096
+void cubind_mock_record(unsigned n, const void *received, void *write, size_t size);
+
 /* --- called by the tests --- */
+/* Arm (1) or disarm (0) cubind_mock_record; arming forgets what was received and set. */
+void cubind_mock_records_arm(int on);
+/* The bytes the mock writes into its n-th record (at most the record's size). */
+void cubind_mock_set_record(unsigned n, const void *bytes, size_t size);
+/* What the mock received as its n-th record during the last call (NULL if nothing), and its size. */
+const unsigned char *cubind_mock_record_received(unsigned n, size_t *size);
 void cubind_mock_set_status(int status);
 void cubind_mock_set_return(uintptr_t value);
 void cubind_mock_set_passthrough(int on);
