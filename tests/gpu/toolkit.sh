@@ -7,7 +7,7 @@
 #      majors than the headers), first as cubind calls them by default (refused: the record says
 #      why), then with CUBIND_ALLOW_NEWER_MAJOR=1 (called with 12.4's ABI).
 #   3. cuFile (located, not bound: its status is a record): its copies and versions (cubind-probe
-#      --all cufile), and cuFileGetVersion / cuFileDriverOpen asked of CUDA 12.4's copy (carried in
+#      --all, cuFile's block), and cuFileGetVersion / cuFileDriverOpen asked of CUDA 12.4's copy (carried in
 #      toolkit-12.4) and of the machine's by tests/gpu/cufile.c, written for NVIDIA's cufile.h (it may
 #      answer that GPUDirect Storage is unavailable: printed with the status's name and code, and
 #      whether the nvidia-fs module and /etc/cufile.json are there). Reported, not failed.
@@ -31,7 +31,8 @@ CUBIND_ALLOW_NEWER_MAJOR=1 "$build/bin/cubind-probe" nvfatbin nvjpeg
 
 echo "--- 3. cuFile (measurement): the copies, and cuFileGetVersion / cuFileDriverOpen of CUDA 12.4's (carried)"
 echo "    and of the machine's own (libcufile.so.0 as the dynamic loader finds it), as cufile.h declares them"
-"$build/bin/cubind-probe" --all cufile
+# the probe takes bound libraries only as arguments: cuFile's blocks of --all (each to the next heading)
+"$build/bin/cubind-probe" --all | sed -n '/^cufile /,/^[^ ]/p'
 "$gpu/cufile" "$gpu/toolkit-12.4/libcufile.so.0"
 echo "cuFile 12.4 (carried): exit status $?"
 "$gpu/cufile" libcufile.so.0
