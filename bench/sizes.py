@@ -21,7 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SUBSETS = {"cuFFT only": ["cufft"], "cuBLAS + cuBLASLt": ["cublas", "cublasLt"],
            # the compiler tool-chain and codec libraries (issue 29), embedded without the rest
-           "NVVM + nvFatbin + nvJPEG": ["nvvm", "nvfatbin", "nvjpeg"]}
+           "NVVM + nvFatbin + nvJPEG": ["nvvm", "nvfatbin", "nvjpeg"],
+           # the profiler's (issue 29), with the driver whose types its records use (CUcontext: a subset of
+           # CUPTI alone does not generate, its cdef files lack the driver's types)
+           "CUPTI + the driver": ["driver", "cupti"]}
 EMBED_GOAL = 150 * 1000          # the cuFFT-only embedding, stripped
 FULL_GOAL = 2_000_000            # the full library with tracing available: about 2 MB ...
 FULL_LIMIT = 2_500_000           # ... and at most 2.5 MB with the toolkit's other libraries (issue 29)

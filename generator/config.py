@@ -146,6 +146,14 @@ class Library:
     root_dirs: tuple[str, ...] = ()
     # exported functions a toolkit header declares that cubind does not bind, with why
     unbound: tuple[Unbound, ...] = ()
+    # a status that is a record (cuFile's CUfileError_t { CUfileOpError err; CUresult cu_err; }): the
+    # member holding the library's status (`err`), whose enum is `status_enum`; the wrapper tests and
+    # records that member and returns the record unchanged. None: the status is the enum itself.
+    status_member: str | None = None
+    status_enum: str | None = None
+    # the record's second member telling more when the status is `when` (cu_err, the driver's CUresult,
+    # when err is CU_FILE_CUDA_DRIVER_ERROR): (member, when, library naming its statuses)
+    status_detail: tuple[str, str, str] | None = None
 
     def unbound_reason(self, symbol: str, headers: frozenset[str]) -> str | None:
         """Why an exported function declared in `headers` is not bound, or None: it must be."""
@@ -170,6 +178,15 @@ class Library:
         """The library's file as people name it, its newest soname before ".so" ("libcudart" for
         the runtime unit, "libcuda" for the driver): what generated comments and docs call it."""
         return self.sonames[0].split(".so")[0]
+
+    @property
+    def status_enum_type(self) -> str:
+        """The enum whose constants are the statuses: the status type itself unless it is a record."""
+        return self.status_enum or self.status_type
+
+    def status_of(self, expression: str) -> str:
+        """The C expression of the status held by `expression`, a value of the status type."""
+        return f"({expression}).{self.status_member}" if self.status_member else expression
 
 
 @dataclass(frozen=True)
@@ -370,6 +387,10 @@ def load(path: Path = CONFIG_PATH) -> Config:
             wheel_dirs=tuple(lib.get("wheel_dirs", ())),
             root_dirs=tuple(lib.get("root_dirs", ())),
             unbound=tuple(Unbound(u["reason"], u.get("pattern"), u.get("header")) for u in lib.get("unbound", ())),
+            status_member=lib.get("status_member"),
+            status_enum=lib.get("status_enum"),
+            status_detail=(lib["status_detail"]["member"], lib["status_detail"]["when"], lib["status_detail"]["library"])
+            if "status_detail" in lib else None,
         )
         for lib in raw["library"]
     ), key=lambda lib: lib.id))
@@ -465,6 +486,12 @@ def _validate(config: Config) -> None:
     if ids != list(range(len(ids))):
         raise ConfigError(f"library ids must be 0..{len(ids) - 1}, each once (they are pinned: never renumber): {ids}")
     for lib in config.libraries:
+        if (lib.status_member is None) != (lib.status_enum is None):
+            raise ConfigError(f"library {lib.name}: status_member and status_enum go together (a status that is a "
+                              "record names the member holding the status and that member's enum)")
+        if lib.status_detail is not None and lib.status_member is None:
+            raise ConfigError(f"library {lib.name}: status_detail is another member of a status record: "
+                              "it needs status_member")
         query = lib.version
         if query.kind not in VERSION_KINDS:
             raise ConfigError(f"library {lib.name}: version kind {query.kind!r} is not one of {VERSION_KINDS}")

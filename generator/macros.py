@@ -295,11 +295,18 @@ def define_guards(parsed: Parsed, header: str) -> list[tuple[str, int, int]]:
 
 
 def _leading_includes(directives: list[list[str]]) -> int:
-    """How many `#include`s come before a header's first other directive: nvFatbin.h includes
-    <stddef.h> above its include guard, which is still the guard."""
+    """How many directives come before a header's include guard that leave it the guard: `#include`s
+    (nvFatbin.h includes <stddef.h> above it) and `#ifdef __cplusplus` blocks with no directive inside
+    (cufile.h opens its extern "C" above it)."""
     count = 0
-    while count < len(directives) and directives[count][1:2] == ["include"]:
-        count += 1
+    while count < len(directives):
+        if directives[count][1:2] == ["include"]:
+            count += 1
+        elif (directives[count][1:3] == ["ifdef", "__cplusplus"] and count + 1 < len(directives)
+              and directives[count + 1][1:2] == ["endif"]):
+            count += 2
+        else:
+            break
     return count
 
 

@@ -249,7 +249,7 @@ def build(config: Config, irs: list[dict]) -> Model:
         functions = [f for f, _ in pairs]
         function_irs = [ir for _, ir in pairs]
         unit_versions = {ir["header_version"] for ir in irs if any(f["library"] == library.name for f in ir["functions"])}
-        status = _status_enum(irs, library.status_type)
+        status = _status_enum(irs, library.status_enum_type)
         callable_ = [(i, f) for i, f in enumerate(functions) if _callable_with_zeros(f)]
         # not the version query: the mocks answer that one with a version, not the status a test sets
         first = next((f for _, f in callable_ if f["name"] != library.version.function), None)
@@ -445,7 +445,9 @@ def _enum_constants(entries: dict[str, dict], type_name: str) -> tuple[str, list
     an alias of a value keeping the first name; None when the type is no enum of `entries`."""
     name = type_name.replace("const ", "").removeprefix("enum ").strip()
     entry = entries.get(name)
-    while entry is not None and entry["kind"] == "typedef":
+    seen_typedefs: set[int] = set()
+    while entry is not None and entry["kind"] == "typedef" and id(entry) not in seen_typedefs:
+        seen_typedefs.add(id(entry))
         entry = entries.get(entry["underlying"].replace("const ", "").removeprefix("enum ").strip())
     if entry is None or entry["kind"] != "enum":
         return None
@@ -461,7 +463,10 @@ def _enum_constants(entries: dict[str, dict], type_name: str) -> tuple[str, list
 def _status_enum(irs: list[dict], type_name: str) -> list[dict]:
     """The constants of the enum behind a status type name (typedef'd or tagged)."""
     for ir in irs:
-        found = _enum_constants({n: e for e in ir["types"] for n in _declared_names(e)}, type_name)
+        # a tag and a typedef of one name (typedef enum CUfileOpError {...} CUfileOpError): the tag's entry
+        by_name = {n: e for e in ir["types"] for n in _declared_names(e)}
+        by_name.update({n: e for e in ir["types"] if e["kind"] == "enum" for n in _declared_names(e)})
+        found = _enum_constants(by_name, type_name)
         if found is not None:
             return found[1]
     raise ValueError(f"status type {type_name} is not an enum in any IR")

@@ -585,7 +585,8 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 
 # tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
 # JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has
-# no libjpeg), and CUDA 12.4's nvFatbin and nvJPEG, whose headers cubind read, to travel with them.
+# no libjpeg), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, whose headers cubind read, to travel with
+# them; cuFile's version and driver open asked directly (tests/gpu/cufile.c).
 .PHONY: gpu-toolkit
 gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu/toolkit-12.4
@@ -594,7 +595,13 @@ gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-li
 	$(CC) $(ALL_CFLAGS) tests/gpu/jpeg_fixture.c -o $(TEST_BUILD)/gpu/jpeg_fixture -ljpeg
 	$(TEST_BUILD)/gpu/jpeg_fixture $(TEST_BUILD)/gpu/toolkit.jpg $(TEST_BUILD)/gpu/toolkit.rgb
 	cp -L $(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 $(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
-	    $(TEST_BUILD)/gpu/toolkit-12.4/
+	    $(RELEASES_CACHE)/12.4/lib/libcufile.so.0 $(TEST_BUILD)/gpu/toolkit-12.4/
+	@# cuFile, asked directly (tests/gpu/cufile.c): built against 12.4's cufile.h alone (a copy, so that its
+	@# <cuda.h> is the toolkit's, not 12.4's beside it); cufile.h needs loff_t (_DEFAULT_SOURCE): gnu11
+	@mkdir -p $(TEST_BUILD)/gpu/cufile-include
+	cp -L $(RELEASES_CACHE)/12.4/include/cufile.h $(TEST_BUILD)/gpu/cufile-include/
+	$(CC) $(subst -std=c11,-std=gnu11,$(ALL_CFLAGS)) -I$(TEST_BUILD)/gpu/cufile-include -I$(CUDA_PATH)/include \
+	    tests/gpu/cufile.c -o $(TEST_BUILD)/gpu/cufile -ldl
 
 # tests/gpu/releases.sh: tests/gpu/releases.c through cubind, and for each configured older release
 # ([[release]], `python3 -m generator.release_headers names`) with a runtime in the releases cache, built

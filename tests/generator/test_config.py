@@ -146,3 +146,44 @@ def test_a_cuda_table_places_each_release_read_in_its_own_major() -> None:
 def test_a_cuda_table_is_versions_to_growing_majors(table: object) -> None:
     with pytest.raises(config.ConfigError, match="cuda"):
         config._cuda_from({"name": "fx", "cuda": table})
+
+
+def _fixture_with_status_record(tmp_path: Path, table: str) -> Path:
+    text = FIXTURE.read_text()
+    start = text.index('version = { kind = "property"')
+    path = tmp_path / "status_record.toml"
+    path.write_text(text[:start] + table + "\n" + text[start:])
+    return path
+
+
+def test_a_status_record_names_its_status_member_and_enum(tmp_path: Path) -> None:
+    """cuFile's CUfileError_t { CUfileOpError err; CUresult cu_err; }: the wrapper tests the member, and the
+    statuses are the constants of the member's enum, not of the record."""
+    library = config.load(_fixture_with_status_record(tmp_path, 'status_member = "err"\nstatus_enum = "fxOpError"\n'
+        'status_detail = { member = "cu_err", when = "FX_STATUS_DRIVER", library = "fixture" }')).library("fixture")
+    assert (library.status_member, library.status_enum_type) == ("err", "fxOpError")
+    assert library.status_detail == ("cu_err", "FX_STATUS_DRIVER", "fixture")
+    assert library.status_of("cubind_status") == "(cubind_status).err"
+    plain = config.load(FIXTURE).library("fixture")
+    assert (plain.status_enum_type, plain.status_of("cubind_status")) == ("fxStatus_t", "cubind_status")
+
+
+@pytest.mark.parametrize("table, message", [
+    ('status_member = "err"', "status_member and status_enum go together"),
+    ('status_enum = "fxOpError"', "status_member and status_enum go together"),
+    ('status_detail = { member = "cu_err", when = "FX_STATUS_DRIVER", library = "fixture" }', "it needs status_member"),
+])
+def test_a_status_record_is_configured_whole(tmp_path: Path, table: str, message: str) -> None:
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(_fixture_with_status_record(tmp_path, table))
+
+
+def test_a_status_enum_whose_typedef_has_its_tag_name_is_found() -> None:
+    """typedef enum CUfileOpError {...} CUfileOpError (cufile.h): the typedef's underlying type names the tag,
+    which has the typedef's name; the lookup once went round that loop for ever."""
+    enum = {"kind": "enum", "name": "CUfileOpError", "typedef": None,
+            "constants": [{"name": "CU_FILE_SUCCESS", "value": 0}, {"name": "CU_FILE_INTERNAL_ERROR", "value": 5030}]}
+    typedef = {"kind": "typedef", "name": None, "typedef": "CUfileOpError", "underlying": "enum CUfileOpError"}
+    irs = [{"types": [enum, typedef]}]
+    assert [c["name"] for c in model._status_enum(irs, "CUfileOpError")] == ["CU_FILE_SUCCESS", "CU_FILE_INTERNAL_ERROR"]
+    assert model._enum_constants({"CUfileOpError": typedef}, "CUfileOpError") is None

@@ -6,9 +6,11 @@
 #   2. A measurement, reported and not failed: the machine's own nvFatbin and nvJPEG (13.x, newer
 #      majors than the headers), first as cubind calls them by default (refused: the record says
 #      why), then with CUBIND_ALLOW_NEWER_MAJOR=1 (called with 12.4's ABI).
-#   3. cuFile (located, not bound): its copies and versions (cubind-probe --all cufile), and
-#      cuFileGetVersion / cuFileDriverOpen asked of the file directly (it may answer that GPUDirect
-#      Storage is unavailable: printed with its code).
+#   3. cuFile (located, not bound: its status is a record): its copies and versions (cubind-probe
+#      --all, cuFile's block), and cuFileGetVersion / cuFileDriverOpen asked of CUDA 12.4's copy (carried in
+#      toolkit-12.4) and of the machine's by tests/gpu/cufile.c, written for NVIDIA's cufile.h (it may
+#      answer that GPUDirect Storage is unavailable: printed with the status's name and code, and
+#      whether the nvidia-fs module and /etc/cufile.json are there). Reported, not failed.
 # Exit status: 1 when step 1 fails.
 set -u
 build=$(cd "${1:-build}" && pwd)
@@ -27,25 +29,14 @@ CUBIND_ALLOW_NEWER_MAJOR=1 "$gpu/toolkit" "$gpu/toolkit.jpg" "$gpu/toolkit.rgb"
 echo "CUBIND_ALLOW_NEWER_MAJOR=1: exit status $?"
 CUBIND_ALLOW_NEWER_MAJOR=1 "$build/bin/cubind-probe" nvfatbin nvjpeg
 
-echo "--- 3. cuFile"
-"$build/bin/cubind-probe" --all cufile
-python3 - <<'PY' || true
-import ctypes, ctypes.util
-for name in ("libcufile.so.0",):
-    try:
-        lib = ctypes.CDLL(name)
-    except OSError as error:
-        print(f"cuFile: {name} not loaded: {error}")
-        continue
-    class Error(ctypes.Structure):
-        _fields_ = [("err", ctypes.c_int), ("cu_err", ctypes.c_int)]
-    lib.cuFileGetVersion.restype = Error
-    lib.cuFileDriverOpen.restype = Error
-    version = ctypes.c_int()
-    e = lib.cuFileGetVersion(ctypes.byref(version))
-    print(f"cuFileGetVersion: err {e.err} cu_err {e.cu_err} version {version.value}")
-    e = lib.cuFileDriverOpen()
-    print(f"cuFileDriverOpen: err {e.err} cu_err {e.cu_err} (0: success; 5000+: CU_FILE_* errors, e.g. "
-          "5001 driver not initialized, 5007 the nvidia-fs driver is not loaded)")
-PY
+echo "--- 3. cuFile (measurement): the copies, and cuFileGetVersion / cuFileDriverOpen of CUDA 12.4's (carried)"
+echo "    and of the machine's own (libcufile.so.0 as the dynamic loader finds it), as cufile.h declares them"
+# the probe takes bound libraries only as arguments: cuFile's blocks of --all (each to the next heading)
+"$build/bin/cubind-probe" --all | sed -n '/^cufile /,/^[^ ]/p'
+"$gpu/cufile" "$gpu/toolkit-12.4/libcufile.so.0"
+echo "cuFile 12.4 (carried): exit status $?"
+"$gpu/cufile" libcufile.so.0
+echo "cuFile (the machine's): exit status $?"
+ls /dev/nvidia-fs* 2>/dev/null || echo "no /dev/nvidia-fs*: the nvidia-fs kernel module (GPUDirect Storage) is not loaded"
+ls /etc/cufile.json 2>/dev/null || echo "no /etc/cufile.json: cuFile's defaults"
 exit $status
