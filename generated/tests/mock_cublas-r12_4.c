@@ -20,6 +20,10 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -37,6 +41,10 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_begin("cublasGetVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -45,6 +53,10 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cublasGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
@@ -83,6 +95,10 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_begin("cublasGetStream_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -92,6 +108,10 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_begin("cublasGetPointerMode_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -110,6 +130,10 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_begin("cublasGetAtomicsMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -128,6 +152,10 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_begin("cublasGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -146,6 +174,10 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_begin("cublasGetSmCountTarget", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (smCountTarget != NULL)
+            memset(smCountTarget, 0, sizeof *smCountTarget);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -318,6 +350,10 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
 {
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (userCallback != NULL)
+            memset(userCallback, 0, sizeof *userCallback);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -592,6 +628,10 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -604,6 +644,10 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -616,6 +660,10 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -628,6 +676,10 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -640,6 +692,10 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -652,6 +708,10 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -664,6 +724,10 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -676,6 +740,10 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -762,6 +830,10 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -776,6 +848,10 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -790,6 +866,10 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -804,6 +884,10 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -818,6 +902,10 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -832,6 +920,10 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -846,6 +938,10 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -860,6 +956,10 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -874,6 +974,10 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -888,6 +992,10 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -902,6 +1010,10 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -916,6 +1028,10 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -958,6 +1074,10 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -970,6 +1090,10 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -982,6 +1106,10 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -994,6 +1122,10 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1006,6 +1138,10 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1018,6 +1154,10 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1030,6 +1170,10 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1042,6 +1186,10 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1054,6 +1202,10 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1066,6 +1218,10 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1078,6 +1234,10 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1090,6 +1250,10 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1140,6 +1304,10 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1154,6 +1322,10 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1168,6 +1340,10 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1182,6 +1358,10 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1196,6 +1376,10 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1210,6 +1394,10 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1224,6 +1412,10 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1238,6 +1430,10 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1281,6 +1477,10 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1294,6 +1494,10 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1307,6 +1511,10 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1320,6 +1528,10 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1333,6 +1545,10 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1346,6 +1562,10 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1359,6 +1579,10 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1372,6 +1596,10 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1385,6 +1613,12 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1398,6 +1632,12 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1411,6 +1651,12 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1424,6 +1670,12 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1437,6 +1689,12 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1450,6 +1708,12 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1463,6 +1727,12 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1476,6 +1746,12 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1518,6 +1794,10 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1530,6 +1810,10 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1542,6 +1826,10 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1554,6 +1842,10 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1566,6 +1858,10 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1578,6 +1874,10 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1590,6 +1890,10 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1602,6 +1906,10 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1615,6 +1923,10 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1628,6 +1940,10 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1640,6 +1956,10 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1652,6 +1972,10 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1664,6 +1988,10 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1676,6 +2004,10 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1688,6 +2020,10 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1700,6 +2036,10 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1712,6 +2052,10 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1724,6 +2068,10 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1737,6 +2085,10 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1750,6 +2102,10 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1792,6 +2148,10 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1804,6 +2164,10 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1816,6 +2180,10 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1828,6 +2196,10 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1840,6 +2212,10 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1852,6 +2228,10 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1864,6 +2244,10 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1876,6 +2260,10 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1891,6 +2279,12 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1906,6 +2300,12 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1921,6 +2321,12 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1936,6 +2342,12 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1951,6 +2363,12 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1966,6 +2384,12 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1981,6 +2405,12 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1996,6 +2426,12 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2011,6 +2447,12 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2026,6 +2468,12 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2041,6 +2489,12 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2056,6 +2510,12 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2106,6 +2566,16 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&b, sizeof(float *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2118,6 +2588,16 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&b, sizeof(double *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2130,6 +2610,16 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&b, sizeof(cuComplex *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2142,6 +2632,16 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&b, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2171,6 +2671,12 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2185,6 +2691,12 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2199,6 +2711,12 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2213,6 +2731,12 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2262,6 +2786,16 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&x1, sizeof(float *));
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d1 != NULL)
+            memset(d1, 0, sizeof *d1);
+        if (d2 != NULL)
+            memset(d2, 0, sizeof *d2);
+        if (x1 != NULL)
+            memset(x1, 0, sizeof *x1);
+        if (param != NULL)
+            memset(param, 0, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2275,6 +2809,16 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&x1, sizeof(double *));
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d1 != NULL)
+            memset(d1, 0, sizeof *d1);
+        if (d2 != NULL)
+            memset(d2, 0, sizeof *d2);
+        if (x1 != NULL)
+            memset(x1, 0, sizeof *x1);
+        if (param != NULL)
+            memset(param, 0, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2313,6 +2857,10 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2332,6 +2880,10 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2351,6 +2903,10 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2370,6 +2926,10 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2389,6 +2949,10 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2408,6 +2972,10 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2427,6 +2995,10 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2446,6 +3018,10 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2467,6 +3043,10 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2488,6 +3068,10 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2509,6 +3093,10 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2530,6 +3118,10 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2551,6 +3143,10 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2572,6 +3168,10 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2593,6 +3193,10 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2614,6 +3218,10 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2630,6 +3238,10 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2646,6 +3258,10 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2662,6 +3278,10 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2678,6 +3298,10 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2694,6 +3318,10 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2710,6 +3338,10 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2726,6 +3358,10 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2742,6 +3378,10 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2759,6 +3399,10 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2776,6 +3420,10 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2793,6 +3441,10 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2810,6 +3462,10 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2827,6 +3483,10 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2844,6 +3504,10 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2861,6 +3525,10 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2878,6 +3546,10 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2893,6 +3565,10 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2908,6 +3584,10 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2923,6 +3603,10 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2938,6 +3622,10 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2953,6 +3641,10 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2968,6 +3660,10 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2983,6 +3679,10 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2998,6 +3698,10 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3014,6 +3718,10 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3030,6 +3738,10 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3046,6 +3758,10 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3062,6 +3778,10 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3078,6 +3798,10 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3094,6 +3818,10 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +3838,10 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3126,6 +3858,10 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3141,6 +3877,10 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3156,6 +3896,10 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3171,6 +3915,10 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3186,6 +3934,10 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3201,6 +3953,10 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3216,6 +3972,10 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3231,6 +3991,10 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3246,6 +4010,10 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3263,6 +4031,10 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3280,6 +4052,10 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3297,6 +4073,10 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3314,6 +4094,10 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3331,6 +4115,10 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3348,6 +4136,10 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3365,6 +4157,10 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3382,6 +4178,10 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3400,6 +4200,10 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3418,6 +4222,10 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3436,6 +4244,10 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3454,6 +4266,10 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3472,6 +4288,10 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3490,6 +4310,10 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3508,6 +4332,10 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3526,6 +4354,10 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3544,6 +4376,10 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3562,6 +4398,10 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3580,6 +4420,10 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3598,6 +4442,10 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3617,6 +4465,10 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3636,6 +4488,10 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3655,6 +4511,10 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3674,6 +4534,10 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3693,6 +4557,10 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3712,6 +4580,10 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3731,6 +4603,10 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3750,6 +4626,10 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3767,6 +4647,10 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3784,6 +4668,10 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3801,6 +4689,10 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3818,6 +4710,10 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3835,6 +4731,10 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3852,6 +4752,10 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3869,6 +4773,10 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3886,6 +4794,10 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3903,6 +4815,10 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3920,6 +4836,10 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3937,6 +4857,10 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3954,6 +4878,10 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3971,6 +4899,10 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3988,6 +4920,10 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4005,6 +4941,10 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4022,6 +4962,10 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4039,6 +4983,10 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4056,6 +5004,10 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4073,6 +5025,10 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4090,6 +5046,10 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4105,6 +5065,10 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4120,6 +5084,10 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4135,6 +5103,10 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4150,6 +5122,10 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4165,6 +5141,10 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4180,6 +5160,10 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4195,6 +5179,10 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4210,6 +5198,10 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4225,6 +5217,10 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4240,6 +5236,10 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4255,6 +5255,10 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4270,6 +5274,10 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4284,6 +5292,10 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4298,6 +5310,10 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4312,6 +5328,10 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4326,6 +5346,10 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4340,6 +5364,10 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4354,6 +5382,10 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4368,6 +5400,10 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4382,6 +5418,10 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4399,6 +5439,10 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4416,6 +5460,10 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4433,6 +5481,10 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4450,6 +5502,10 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4467,6 +5523,10 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4484,6 +5544,10 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4501,6 +5565,10 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4518,6 +5586,10 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4535,6 +5607,10 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4552,6 +5628,10 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4569,6 +5649,10 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4586,6 +5670,10 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4602,6 +5690,10 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4618,6 +5710,10 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4634,6 +5730,10 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4650,6 +5750,10 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4666,6 +5770,10 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4682,6 +5790,10 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4698,6 +5810,10 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4714,6 +5830,10 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4897,6 +6017,10 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4920,6 +6044,10 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4943,6 +6071,10 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4966,6 +6098,10 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4989,6 +6125,10 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5012,6 +6152,10 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5035,6 +6179,10 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5058,6 +6206,10 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5079,6 +6231,10 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5100,6 +6256,10 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5121,6 +6281,10 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5142,6 +6306,10 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5163,6 +6331,10 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5184,6 +6356,10 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5205,6 +6381,10 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5226,6 +6406,10 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5295,6 +6479,10 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5316,6 +6504,10 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5337,6 +6529,10 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5358,6 +6554,10 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5524,6 +6724,10 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5542,6 +6746,10 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +6768,10 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5578,6 +6790,10 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5596,6 +6812,10 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5614,6 +6834,10 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5632,6 +6856,10 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5650,6 +6878,10 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5748,6 +6980,10 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5766,6 +7002,10 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5784,6 +7024,10 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5802,6 +7046,10 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5902,6 +7150,10 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5922,6 +7174,10 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5942,6 +7198,10 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5962,6 +7222,10 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5982,6 +7246,10 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6002,6 +7270,10 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6022,6 +7294,10 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6042,6 +7318,10 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6062,6 +7342,10 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6082,6 +7366,10 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6102,6 +7390,10 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6122,6 +7414,10 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6142,6 +7438,10 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6162,6 +7462,10 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6182,6 +7486,10 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6202,6 +7510,10 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6222,6 +7534,10 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6242,6 +7558,10 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6262,6 +7582,10 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6282,6 +7606,10 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6302,6 +7630,10 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6322,6 +7654,10 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6342,6 +7678,10 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6362,6 +7702,10 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6382,6 +7726,10 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6402,6 +7750,10 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6422,6 +7774,10 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6442,6 +7798,10 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6462,6 +7822,10 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6482,6 +7846,10 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6502,6 +7870,10 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6522,6 +7894,10 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6542,6 +7918,10 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6562,6 +7942,10 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6582,6 +7966,10 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6602,6 +7990,10 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6621,6 +8013,10 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6640,6 +8036,10 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6659,6 +8059,10 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6678,6 +8082,10 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6697,6 +8105,10 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6716,6 +8128,10 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6735,6 +8151,10 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6754,6 +8174,10 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6775,6 +8199,10 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6796,6 +8224,10 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6817,6 +8249,10 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6838,6 +8274,10 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6859,6 +8299,10 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6880,6 +8324,10 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6901,6 +8349,10 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6922,6 +8374,10 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7167,6 +8623,10 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7192,6 +8652,10 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7217,6 +8681,10 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7242,6 +8710,10 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7267,6 +8739,10 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7292,6 +8768,10 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7317,6 +8797,10 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7342,6 +8826,10 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7367,6 +8855,10 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7392,6 +8884,10 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7674,6 +9170,10 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7694,6 +9194,10 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7714,6 +9218,10 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7734,6 +9242,10 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7754,6 +9266,10 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7774,6 +9290,10 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7794,6 +9314,10 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7814,6 +9338,10 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7991,6 +9519,10 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8008,6 +9540,10 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8025,6 +9561,10 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8042,6 +9582,10 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8059,6 +9603,10 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8076,6 +9624,10 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8093,6 +9645,10 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8110,6 +9666,10 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8125,6 +9685,10 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8140,6 +9704,10 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8155,6 +9723,10 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8170,6 +9742,10 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8185,6 +9761,10 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(float *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8200,6 +9780,10 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(double *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8215,6 +9799,10 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8230,6 +9818,10 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuDoubleComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8249,6 +9841,12 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8268,6 +9866,12 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8287,6 +9891,12 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8306,6 +9916,12 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8319,6 +9935,10 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8332,6 +9952,10 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8345,6 +9969,10 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8358,6 +9986,10 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8371,6 +10003,10 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8384,6 +10020,10 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8397,6 +10037,10 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8410,6 +10054,10 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8424,6 +10072,12 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8438,6 +10092,12 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8452,6 +10112,12 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8466,6 +10132,12 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8482,6 +10154,10 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8498,6 +10174,10 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8514,6 +10194,10 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8530,6 +10214,10 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8548,6 +10236,10 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8566,6 +10258,10 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8584,6 +10280,10 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8602,6 +10302,10 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8627,6 +10331,10 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8856,6 +10564,10 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8879,6 +10591,10 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8948,6 +10664,10 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8971,6 +10691,10 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9115,6 +10839,10 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9133,6 +10861,12 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceId != NULL)
+            memset(deviceId, 0, sizeof *deviceId);
+        if (nbBoards != NULL)
+            memset(nbBoards, 0, sizeof *nbBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9141,6 +10875,10 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
 {
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nbGpuBoards != NULL)
+            memset(nbGpuBoards, 0, sizeof *nbGpuBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9151,6 +10889,10 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceId != NULL)
+            memset(deviceId, 0, sizeof *deviceId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9169,6 +10911,10 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_begin("cublasXtGetBlockDim", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (blockDim != NULL)
+            memset(blockDim, 0, sizeof *blockDim);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9178,6 +10924,10 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_begin("cublasXtGetPinningMemMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9230,6 +10980,10 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9251,6 +11005,10 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9272,6 +11030,10 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9293,6 +11055,10 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9311,6 +11077,10 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9329,6 +11099,10 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9347,6 +11121,10 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9365,6 +11143,10 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9383,6 +11165,10 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9401,6 +11187,10 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9421,6 +11211,10 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9441,6 +11235,10 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9461,6 +11259,10 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9481,6 +11283,10 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9501,6 +11307,10 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9521,6 +11331,10 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9540,6 +11354,10 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9559,6 +11377,10 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9578,6 +11400,10 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9597,6 +11423,10 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9617,6 +11447,10 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9637,6 +11471,10 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9657,6 +11495,10 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9677,6 +11519,10 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9697,6 +11543,10 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9717,6 +11567,10 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9737,6 +11591,10 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9757,6 +11615,10 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9777,6 +11639,10 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9797,6 +11663,10 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9817,6 +11687,10 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9837,6 +11711,10 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9856,6 +11734,10 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9875,6 +11757,10 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9894,6 +11780,10 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9913,6 +11803,10 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9934,6 +11828,10 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9955,6 +11853,10 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9976,6 +11878,10 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9997,6 +11903,10 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif

@@ -22,6 +22,10 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -39,6 +43,10 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_begin("cublasGetVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -47,6 +55,10 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cublasGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
@@ -85,6 +97,10 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_begin("cublasGetStream_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -94,6 +110,10 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_begin("cublasGetPointerMode_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -112,6 +132,10 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_begin("cublasGetAtomicsMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -130,6 +154,10 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_begin("cublasGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -148,6 +176,10 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_begin("cublasGetSmCountTarget", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (smCountTarget != NULL)
+            memset(smCountTarget, 0, sizeof *smCountTarget);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -166,6 +198,10 @@ MOCK_API cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublas
     cubind_mock_begin("cublasGetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&emulationStrategy, sizeof(cublasEmulationStrategy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (emulationStrategy != NULL)
+            memset(emulationStrategy, 0, sizeof *emulationStrategy);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -184,6 +220,10 @@ MOCK_API cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t ha
     cubind_mock_begin("cublasGetEmulationSpecialValuesSupport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mask, sizeof(cudaEmulationSpecialValuesSupport *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mask != NULL)
+            memset(mask, 0, sizeof *mask);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -202,6 +242,10 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle
     cubind_mock_begin("cublasGetFixedPointEmulationMantissaControl", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaControl, sizeof(cudaEmulationMantissaControl *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mantissaControl != NULL)
+            memset(mantissaControl, 0, sizeof *mantissaControl);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -220,6 +264,10 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHa
     cubind_mock_begin("cublasGetFixedPointEmulationMaxMantissaBitCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&maxMantissaBitCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxMantissaBitCount != NULL)
+            memset(maxMantissaBitCount, 0, sizeof *maxMantissaBitCount);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -238,6 +286,10 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHand
     cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitOffset", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitOffset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mantissaBitOffset != NULL)
+            memset(mantissaBitOffset, 0, sizeof *mantissaBitOffset);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +308,10 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cubl
     cubind_mock_begin("cublasGetFixedPointEmulationMantissaBitCountPointer", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mantissaBitCount != NULL)
+            memset(mantissaBitCount, 0, sizeof *mantissaBitCount);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -265,6 +321,10 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cubl
     cubind_mock_begin("cublasSetFixedPointEmulationMantissaBitCountPointer", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mantissaBitCount != NULL)
+            memset(mantissaBitCount, 0, sizeof *mantissaBitCount);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -308,6 +368,10 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
 {
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (userCallback != NULL)
+            memset(userCallback, 0, sizeof *userCallback);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -582,6 +646,10 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -594,6 +662,10 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -606,6 +678,10 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -618,6 +694,10 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -630,6 +710,10 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -642,6 +726,10 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -654,6 +742,10 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -666,6 +758,10 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -752,6 +848,10 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -766,6 +866,10 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -780,6 +884,10 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -794,6 +902,10 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -808,6 +920,10 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -822,6 +938,10 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -836,6 +956,10 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -850,6 +974,10 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -864,6 +992,10 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -878,6 +1010,10 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -892,6 +1028,10 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -906,6 +1046,10 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -948,6 +1092,10 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -960,6 +1108,10 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -972,6 +1124,10 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -984,6 +1140,10 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -996,6 +1156,10 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1008,6 +1172,10 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1020,6 +1188,10 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1032,6 +1204,10 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1044,6 +1220,10 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1056,6 +1236,10 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1068,6 +1252,10 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1080,6 +1268,10 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1130,6 +1322,10 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1144,6 +1340,10 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1158,6 +1358,10 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1172,6 +1376,10 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1186,6 +1394,10 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1200,6 +1412,10 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1214,6 +1430,10 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1228,6 +1448,10 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1271,6 +1495,10 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1284,6 +1512,10 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1297,6 +1529,10 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1310,6 +1546,10 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1323,6 +1563,10 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1336,6 +1580,10 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1349,6 +1597,10 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1362,6 +1614,10 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1375,6 +1631,12 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1388,6 +1650,12 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1401,6 +1669,12 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1414,6 +1688,12 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1427,6 +1707,12 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1440,6 +1726,12 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1453,6 +1745,12 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1466,6 +1764,12 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1508,6 +1812,10 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1520,6 +1828,10 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1532,6 +1844,10 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1544,6 +1860,10 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1556,6 +1876,10 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1568,6 +1892,10 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1580,6 +1908,10 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1592,6 +1924,10 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1605,6 +1941,10 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1618,6 +1958,10 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1630,6 +1974,10 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1642,6 +1990,10 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1654,6 +2006,10 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1666,6 +2022,10 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1678,6 +2038,10 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1690,6 +2054,10 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1702,6 +2070,10 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1714,6 +2086,10 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1727,6 +2103,10 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1740,6 +2120,10 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1782,6 +2166,10 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1794,6 +2182,10 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1806,6 +2198,10 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1818,6 +2214,10 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1830,6 +2230,10 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1842,6 +2246,10 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1854,6 +2262,10 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1866,6 +2278,10 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (result != NULL)
+            memset(result, 0, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1881,6 +2297,12 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1896,6 +2318,12 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1911,6 +2339,12 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1926,6 +2360,12 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1941,6 +2381,12 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1956,6 +2402,12 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1971,6 +2423,12 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1986,6 +2444,12 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2001,6 +2465,12 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2016,6 +2486,12 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2031,6 +2507,12 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2046,6 +2528,12 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2096,6 +2584,16 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&b, sizeof(float *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2108,6 +2606,16 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&b, sizeof(double *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2120,6 +2628,16 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&b, sizeof(cuComplex *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2132,6 +2650,16 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&b, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (a != NULL)
+            memset(a, 0, sizeof *a);
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (s != NULL)
+            memset(s, 0, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2161,6 +2689,12 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2175,6 +2709,12 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2189,6 +2729,12 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2203,6 +2749,12 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2252,6 +2804,16 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&x1, sizeof(float *));
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d1 != NULL)
+            memset(d1, 0, sizeof *d1);
+        if (d2 != NULL)
+            memset(d2, 0, sizeof *d2);
+        if (x1 != NULL)
+            memset(x1, 0, sizeof *x1);
+        if (param != NULL)
+            memset(param, 0, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2265,6 +2827,16 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&x1, sizeof(double *));
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d1 != NULL)
+            memset(d1, 0, sizeof *d1);
+        if (d2 != NULL)
+            memset(d2, 0, sizeof *d2);
+        if (x1 != NULL)
+            memset(x1, 0, sizeof *x1);
+        if (param != NULL)
+            memset(param, 0, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2303,6 +2875,10 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2322,6 +2898,10 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2341,6 +2921,10 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2360,6 +2944,10 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2379,6 +2967,10 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2398,6 +2990,10 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2417,6 +3013,10 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2436,6 +3036,10 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2457,6 +3061,10 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2478,6 +3086,10 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2499,6 +3111,10 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2520,6 +3136,10 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2541,6 +3161,10 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2562,6 +3186,10 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2583,6 +3211,10 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2604,6 +3236,10 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2620,6 +3256,10 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2636,6 +3276,10 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2652,6 +3296,10 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2668,6 +3316,10 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2684,6 +3336,10 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2700,6 +3356,10 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2716,6 +3376,10 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2732,6 +3396,10 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2749,6 +3417,10 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2766,6 +3438,10 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2783,6 +3459,10 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2800,6 +3480,10 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2817,6 +3501,10 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2834,6 +3522,10 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2851,6 +3543,10 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2868,6 +3564,10 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2883,6 +3583,10 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2898,6 +3602,10 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2913,6 +3621,10 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2928,6 +3640,10 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2943,6 +3659,10 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2958,6 +3678,10 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2973,6 +3697,10 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2988,6 +3716,10 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3004,6 +3736,10 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3020,6 +3756,10 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3036,6 +3776,10 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3052,6 +3796,10 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3068,6 +3816,10 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3084,6 +3836,10 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3100,6 +3856,10 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3116,6 +3876,10 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3131,6 +3895,10 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3146,6 +3914,10 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3161,6 +3933,10 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3176,6 +3952,10 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3191,6 +3971,10 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3206,6 +3990,10 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3221,6 +4009,10 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3236,6 +4028,10 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3253,6 +4049,10 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3270,6 +4070,10 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3287,6 +4091,10 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3304,6 +4112,10 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3321,6 +4133,10 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3338,6 +4154,10 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3355,6 +4175,10 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3372,6 +4196,10 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3390,6 +4218,10 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3408,6 +4240,10 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3426,6 +4262,10 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3444,6 +4284,10 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3462,6 +4306,10 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3480,6 +4328,10 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3498,6 +4350,10 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3516,6 +4372,10 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3534,6 +4394,10 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3552,6 +4416,10 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3570,6 +4438,10 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3588,6 +4460,10 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3607,6 +4483,10 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3626,6 +4506,10 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3645,6 +4529,10 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3664,6 +4552,10 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3683,6 +4575,10 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3702,6 +4598,10 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3721,6 +4621,10 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3740,6 +4644,10 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3757,6 +4665,10 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3774,6 +4686,10 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3791,6 +4707,10 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3808,6 +4728,10 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3825,6 +4749,10 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3842,6 +4770,10 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3859,6 +4791,10 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3876,6 +4812,10 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3893,6 +4833,10 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3910,6 +4854,10 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3927,6 +4875,10 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3944,6 +4896,10 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3961,6 +4917,10 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3978,6 +4938,10 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3995,6 +4959,10 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4012,6 +4980,10 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4029,6 +5001,10 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4046,6 +5022,10 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4063,6 +5043,10 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4080,6 +5064,10 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4095,6 +5083,10 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4110,6 +5102,10 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4125,6 +5121,10 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4140,6 +5140,10 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4155,6 +5159,10 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4170,6 +5178,10 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4185,6 +5197,10 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4200,6 +5216,10 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4215,6 +5235,10 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4230,6 +5254,10 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4245,6 +5273,10 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4260,6 +5292,10 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4274,6 +5310,10 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4288,6 +5328,10 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4302,6 +5346,10 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4316,6 +5364,10 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4330,6 +5382,10 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4344,6 +5400,10 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4358,6 +5418,10 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4372,6 +5436,10 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4389,6 +5457,10 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4406,6 +5478,10 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4423,6 +5499,10 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4440,6 +5520,10 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4457,6 +5541,10 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4474,6 +5562,10 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4491,6 +5583,10 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4508,6 +5604,10 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4525,6 +5625,10 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4542,6 +5646,10 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4559,6 +5667,10 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4576,6 +5688,10 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4592,6 +5708,10 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4608,6 +5728,10 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4624,6 +5748,10 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4640,6 +5768,10 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4656,6 +5788,10 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4672,6 +5808,10 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4688,6 +5828,10 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4704,6 +5848,10 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4887,6 +6035,10 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4910,6 +6062,10 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4933,6 +6089,10 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4956,6 +6116,10 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4979,6 +6143,10 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5002,6 +6170,10 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5025,6 +6197,10 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5048,6 +6224,10 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5069,6 +6249,10 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5090,6 +6274,10 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5111,6 +6299,10 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5132,6 +6324,10 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5153,6 +6349,10 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5174,6 +6374,10 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5195,6 +6399,10 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5216,6 +6424,10 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5285,6 +6497,10 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5306,6 +6522,10 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5327,6 +6547,10 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5348,6 +6572,10 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5514,6 +6742,10 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5532,6 +6764,10 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5550,6 +6786,10 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5568,6 +6808,10 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5586,6 +6830,10 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5604,6 +6852,10 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5622,6 +6874,10 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5640,6 +6896,10 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5738,6 +6998,10 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5756,6 +7020,10 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5774,6 +7042,10 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5792,6 +7064,10 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5892,6 +7168,10 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5912,6 +7192,10 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5932,6 +7216,10 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5952,6 +7240,10 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5972,6 +7264,10 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5992,6 +7288,10 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6012,6 +7312,10 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6032,6 +7336,10 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6052,6 +7360,10 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6072,6 +7384,10 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6092,6 +7408,10 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6112,6 +7432,10 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6132,6 +7456,10 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6152,6 +7480,10 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6172,6 +7504,10 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6192,6 +7528,10 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6212,6 +7552,10 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6232,6 +7576,10 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6252,6 +7600,10 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6272,6 +7624,10 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6292,6 +7648,10 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6312,6 +7672,10 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6332,6 +7696,10 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6352,6 +7720,10 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6372,6 +7744,10 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6392,6 +7768,10 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6412,6 +7792,10 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6432,6 +7816,10 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6452,6 +7840,10 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6472,6 +7864,10 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6492,6 +7888,10 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6512,6 +7912,10 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6532,6 +7936,10 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6552,6 +7960,10 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6572,6 +7984,10 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6592,6 +8008,10 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6611,6 +8031,10 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6630,6 +8054,10 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6649,6 +8077,10 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6668,6 +8100,10 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6687,6 +8123,10 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6706,6 +8146,10 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6725,6 +8169,10 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6744,6 +8192,10 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6765,6 +8217,10 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6786,6 +8242,10 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6807,6 +8267,10 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6828,6 +8292,10 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6849,6 +8317,10 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6870,6 +8342,10 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6891,6 +8367,10 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6912,6 +8392,10 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7157,6 +8641,10 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7182,6 +8670,10 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7207,6 +8699,10 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7232,6 +8728,10 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7257,6 +8757,10 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7282,6 +8786,10 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7307,6 +8815,10 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7332,6 +8844,10 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7357,6 +8873,10 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7382,6 +8902,10 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7662,6 +9186,10 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7682,6 +9210,10 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7702,6 +9234,10 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7722,6 +9258,10 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7742,6 +9282,10 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7762,6 +9306,10 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7782,6 +9330,10 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7802,6 +9354,10 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7979,6 +9535,10 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7996,6 +9556,10 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8013,6 +9577,10 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8030,6 +9598,10 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8047,6 +9619,10 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8064,6 +9640,10 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8081,6 +9661,10 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8098,6 +9682,10 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8113,6 +9701,10 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8128,6 +9720,10 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8143,6 +9739,10 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8158,6 +9758,10 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8173,6 +9777,10 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(float *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8188,6 +9796,10 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(double *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8203,6 +9815,10 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8218,6 +9834,10 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuDoubleComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8237,6 +9857,12 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8256,6 +9882,12 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8275,6 +9907,12 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8294,6 +9932,12 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+        if (devInfoArray != NULL)
+            memset(devInfoArray, 0, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8307,6 +9951,10 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8320,6 +9968,10 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8333,6 +9985,10 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8346,6 +10002,10 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8359,6 +10019,10 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8372,6 +10036,10 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8385,6 +10053,10 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8398,6 +10070,10 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (AP != NULL)
+            memset(AP, 0, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8412,6 +10088,12 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8426,6 +10108,12 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8440,6 +10128,12 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8454,6 +10148,12 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8470,6 +10170,10 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8486,6 +10190,10 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8502,6 +10210,10 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8518,6 +10230,10 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8536,6 +10252,10 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8554,6 +10274,10 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8572,6 +10296,10 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8590,6 +10318,10 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8615,6 +10347,10 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8844,6 +10580,10 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8867,6 +10607,10 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8936,6 +10680,10 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8959,6 +10707,10 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9103,6 +10855,10 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9121,6 +10877,12 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceId != NULL)
+            memset(deviceId, 0, sizeof *deviceId);
+        if (nbBoards != NULL)
+            memset(nbBoards, 0, sizeof *nbBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9129,6 +10891,10 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
 {
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nbGpuBoards != NULL)
+            memset(nbGpuBoards, 0, sizeof *nbGpuBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9139,6 +10905,10 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceId != NULL)
+            memset(deviceId, 0, sizeof *deviceId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9157,6 +10927,10 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_begin("cublasXtGetBlockDim", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (blockDim != NULL)
+            memset(blockDim, 0, sizeof *blockDim);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9166,6 +10940,10 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_begin("cublasXtGetPinningMemMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9218,6 +10996,10 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9239,6 +11021,10 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9260,6 +11046,10 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9281,6 +11071,10 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9299,6 +11093,10 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9317,6 +11115,10 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9335,6 +11137,10 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9353,6 +11159,10 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9371,6 +11181,10 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9389,6 +11203,10 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9409,6 +11227,10 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9429,6 +11251,10 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9449,6 +11275,10 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9469,6 +11299,10 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9489,6 +11323,10 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9509,6 +11347,10 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9528,6 +11370,10 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9547,6 +11393,10 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9566,6 +11416,10 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9585,6 +11439,10 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9605,6 +11463,10 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9625,6 +11487,10 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9645,6 +11511,10 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9665,6 +11535,10 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9685,6 +11559,10 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9705,6 +11583,10 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9725,6 +11607,10 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9745,6 +11631,10 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9765,6 +11655,10 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9785,6 +11679,10 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9805,6 +11703,10 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9825,6 +11727,10 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9844,6 +11750,10 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9863,6 +11773,10 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9882,6 +11796,10 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9901,6 +11819,10 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9922,6 +11844,10 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9943,6 +11869,10 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9964,6 +11894,10 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9985,6 +11919,10 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif

@@ -66,6 +66,10 @@ MOCK_API void cudnnGetLastErrorString(char *message, size_t max_size)
     cubind_mock_begin("cudnnGetLastErrorString", __builtin_return_address(0));
     cubind_mock_arg(&message, sizeof(char *));
     cubind_mock_arg(&max_size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (message != NULL)
+            memset(message, 0, sizeof *message);
+    }
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -76,6 +80,10 @@ MOCK_API cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_
     cubind_mock_arg(&rstatus, sizeof(cudnnStatus_t *));
     cubind_mock_arg(&mode, sizeof(cudnnErrQueryMode_t));
     cubind_mock_arg(&tag, sizeof(cudnnRuntimeTag_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rstatus != NULL)
+            memset(rstatus, 0, sizeof *rstatus);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -85,6 +93,10 @@ MOCK_API cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cudnnGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -93,6 +105,10 @@ MOCK_API cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 {
     cubind_mock_begin("cudnnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +135,10 @@ MOCK_API cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream
     cubind_mock_begin("cudnnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -139,6 +159,14 @@ MOCK_API cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnC
     cubind_mock_arg(&mask, sizeof(unsigned int *));
     cubind_mock_arg(&udata, sizeof(void **));
     cubind_mock_arg(&fptr, sizeof(cudnnCallback_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mask != NULL)
+            memset(mask, 0, sizeof *mask);
+        if (udata != NULL)
+            memset(udata, 0, sizeof *udata);
+        if (fptr != NULL)
+            memset(fptr, 0, sizeof *fptr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -155,6 +183,10 @@ MOCK_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t
     cubind_mock_begin("cudnnBackendCreateDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&descriptorType, sizeof(cudnnBackendDescriptorType_t));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descriptor != NULL)
+            memset(descriptor, 0, sizeof *descriptor);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -204,6 +236,10 @@ MOCK_API cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t d
     cubind_mock_arg(&requestedElementCount, sizeof(int64_t));
     cubind_mock_arg(&elementCount, sizeof(int64_t *));
     cubind_mock_arg(&arrayOfElements, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (elementCount != NULL)
+            memset(elementCount, 0, sizeof *elementCount);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -244,6 +280,10 @@ MOCK_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tens
 {
     cubind_mock_begin("cudnnCreateTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tensorDesc != NULL)
+            memset(tensorDesc, 0, sizeof *tensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -292,6 +332,26 @@ MOCK_API cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&cStride, sizeof(int *));
     cubind_mock_arg(&hStride, sizeof(int *));
     cubind_mock_arg(&wStride, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (h != NULL)
+            memset(h, 0, sizeof *h);
+        if (w != NULL)
+            memset(w, 0, sizeof *w);
+        if (nStride != NULL)
+            memset(nStride, 0, sizeof *nStride);
+        if (cStride != NULL)
+            memset(cStride, 0, sizeof *cStride);
+        if (hStride != NULL)
+            memset(hStride, 0, sizeof *hStride);
+        if (wStride != NULL)
+            memset(wStride, 0, sizeof *wStride);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -329,6 +389,16 @@ MOCK_API cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&nbDims, sizeof(int *));
     cubind_mock_arg(&dimA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (nbDims != NULL)
+            memset(nbDims, 0, sizeof *nbDims);
+        if (dimA != NULL)
+            memset(dimA, 0, sizeof *dimA);
+        if (strideA != NULL)
+            memset(strideA, 0, sizeof *strideA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -338,6 +408,10 @@ MOCK_API cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t t
     cubind_mock_begin("cudnnGetTensorSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -357,6 +431,10 @@ MOCK_API cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescript
     cubind_mock_arg(&srcDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&destDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&destSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destSizeInBytes != NULL)
+            memset(destSizeInBytes, 0, sizeof *destSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -365,6 +443,10 @@ MOCK_API cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransform
 {
     cubind_mock_begin("cudnnCreateTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (transformDesc != NULL)
+            memset(transformDesc, 0, sizeof *transformDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -393,6 +475,18 @@ MOCK_API cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDes
     cubind_mock_arg(&padAfterA, sizeof(int32_t *));
     cubind_mock_arg(&foldA, sizeof(uint32_t *));
     cubind_mock_arg(&direction, sizeof(cudnnFoldingDirection_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destFormat != NULL)
+            memset(destFormat, 0, sizeof *destFormat);
+        if (padBeforeA != NULL)
+            memset(padBeforeA, 0, sizeof *padBeforeA);
+        if (padAfterA != NULL)
+            memset(padAfterA, 0, sizeof *padAfterA);
+        if (foldA != NULL)
+            memset(foldA, 0, sizeof *foldA);
+        if (direction != NULL)
+            memset(direction, 0, sizeof *direction);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -452,6 +546,10 @@ MOCK_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *
 {
     cubind_mock_begin("cudnnCreateOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (opTensorDesc != NULL)
+            memset(opTensorDesc, 0, sizeof *opTensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -474,6 +572,14 @@ MOCK_API cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_
     cubind_mock_arg(&opTensorOp, sizeof(cudnnOpTensorOp_t *));
     cubind_mock_arg(&opTensorCompType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&opTensorNanOpt, sizeof(cudnnNanPropagation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (opTensorOp != NULL)
+            memset(opTensorOp, 0, sizeof *opTensorOp);
+        if (opTensorCompType != NULL)
+            memset(opTensorCompType, 0, sizeof *opTensorCompType);
+        if (opTensorNanOpt != NULL)
+            memset(opTensorNanOpt, 0, sizeof *opTensorNanOpt);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -508,6 +614,10 @@ MOCK_API cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescri
 {
     cubind_mock_begin("cudnnCreateReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (reduceTensorDesc != NULL)
+            memset(reduceTensorDesc, 0, sizeof *reduceTensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +644,18 @@ MOCK_API cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDes
     cubind_mock_arg(&reduceTensorNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&reduceTensorIndices, sizeof(cudnnReduceTensorIndices_t *));
     cubind_mock_arg(&reduceTensorIndicesType, sizeof(cudnnIndicesType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (reduceTensorOp != NULL)
+            memset(reduceTensorOp, 0, sizeof *reduceTensorOp);
+        if (reduceTensorCompType != NULL)
+            memset(reduceTensorCompType, 0, sizeof *reduceTensorCompType);
+        if (reduceTensorNanOpt != NULL)
+            memset(reduceTensorNanOpt, 0, sizeof *reduceTensorNanOpt);
+        if (reduceTensorIndices != NULL)
+            memset(reduceTensorIndices, 0, sizeof *reduceTensorIndices);
+        if (reduceTensorIndicesType != NULL)
+            memset(reduceTensorIndicesType, 0, sizeof *reduceTensorIndicesType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -554,6 +676,10 @@ MOCK_API cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -566,6 +692,10 @@ MOCK_API cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, cons
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -615,6 +745,10 @@ MOCK_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filt
 {
     cubind_mock_begin("cudnnCreateFilterDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (filterDesc != NULL)
+            memset(filterDesc, 0, sizeof *filterDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -643,6 +777,20 @@ MOCK_API cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+        if (k != NULL)
+            memset(k, 0, sizeof *k);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (h != NULL)
+            memset(h, 0, sizeof *h);
+        if (w != NULL)
+            memset(w, 0, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -668,6 +816,16 @@ MOCK_API cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t *));
     cubind_mock_arg(&nbDims, sizeof(int *));
     cubind_mock_arg(&filterDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+        if (nbDims != NULL)
+            memset(nbDims, 0, sizeof *nbDims);
+        if (filterDimA != NULL)
+            memset(filterDimA, 0, sizeof *filterDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -677,6 +835,10 @@ MOCK_API cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t f
     cubind_mock_begin("cudnnGetFilterSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -724,6 +886,10 @@ MOCK_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *po
 {
     cubind_mock_begin("cudnnCreatePoolingDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (poolingDesc != NULL)
+            memset(poolingDesc, 0, sizeof *poolingDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -756,6 +922,24 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&horizontalPadding, sizeof(int *));
     cubind_mock_arg(&verticalStride, sizeof(int *));
     cubind_mock_arg(&horizontalStride, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+        if (maxpoolingNanOpt != NULL)
+            memset(maxpoolingNanOpt, 0, sizeof *maxpoolingNanOpt);
+        if (windowHeight != NULL)
+            memset(windowHeight, 0, sizeof *windowHeight);
+        if (windowWidth != NULL)
+            memset(windowWidth, 0, sizeof *windowWidth);
+        if (verticalPadding != NULL)
+            memset(verticalPadding, 0, sizeof *verticalPadding);
+        if (horizontalPadding != NULL)
+            memset(horizontalPadding, 0, sizeof *horizontalPadding);
+        if (verticalStride != NULL)
+            memset(verticalStride, 0, sizeof *verticalStride);
+        if (horizontalStride != NULL)
+            memset(horizontalStride, 0, sizeof *horizontalStride);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -785,6 +969,20 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&windowDimA, sizeof(int *));
     cubind_mock_arg(&paddingA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+        if (maxpoolingNanOpt != NULL)
+            memset(maxpoolingNanOpt, 0, sizeof *maxpoolingNanOpt);
+        if (nbDims != NULL)
+            memset(nbDims, 0, sizeof *nbDims);
+        if (windowDimA != NULL)
+            memset(windowDimA, 0, sizeof *windowDimA);
+        if (paddingA != NULL)
+            memset(paddingA, 0, sizeof *paddingA);
+        if (strideA != NULL)
+            memset(strideA, 0, sizeof *strideA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -796,6 +994,10 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&outputTensorDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputTensorDimA != NULL)
+            memset(outputTensorDimA, 0, sizeof *outputTensorDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -809,6 +1011,16 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (h != NULL)
+            memset(h, 0, sizeof *h);
+        if (w != NULL)
+            memset(w, 0, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -840,6 +1052,10 @@ MOCK_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor
 {
     cubind_mock_begin("cudnnCreateActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (activationDesc != NULL)
+            memset(activationDesc, 0, sizeof *activationDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -862,6 +1078,14 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescrip
     cubind_mock_arg(&mode, sizeof(cudnnActivationMode_t *));
     cubind_mock_arg(&reluNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&coef, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+        if (reluNanOpt != NULL)
+            memset(reluNanOpt, 0, sizeof *reluNanOpt);
+        if (coef != NULL)
+            memset(coef, 0, sizeof *coef);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -880,6 +1104,10 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDesc
     cubind_mock_begin("cudnnGetActivationDescriptorSwishBeta", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&swish_beta, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (swish_beta != NULL)
+            memset(swish_beta, 0, sizeof *swish_beta);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -911,6 +1139,10 @@ MOCK_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     cubind_mock_begin("cudnnCreateLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (normDesc != NULL)
+            memset(normDesc, 0, sizeof *normDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -935,6 +1167,16 @@ MOCK_API cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsi
     cubind_mock_arg(&lrnAlpha, sizeof(double *));
     cubind_mock_arg(&lrnBeta, sizeof(double *));
     cubind_mock_arg(&lrnK, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lrnN != NULL)
+            memset(lrnN, 0, sizeof *lrnN);
+        if (lrnAlpha != NULL)
+            memset(lrnAlpha, 0, sizeof *lrnAlpha);
+        if (lrnBeta != NULL)
+            memset(lrnBeta, 0, sizeof *lrnBeta);
+        if (lrnK != NULL)
+            memset(lrnK, 0, sizeof *lrnK);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1057,6 +1299,10 @@ MOCK_API cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTrans
 {
     cubind_mock_begin("cudnnCreateSpatialTransformerDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (stDesc != NULL)
+            memset(stDesc, 0, sizeof *stDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1112,6 +1358,10 @@ MOCK_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dr
 {
     cubind_mock_begin("cudnnCreateDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dropoutDesc != NULL)
+            memset(dropoutDesc, 0, sizeof *dropoutDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1129,6 +1379,10 @@ MOCK_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *s
     cubind_mock_begin("cudnnDropoutGetStatesSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1138,6 +1392,10 @@ MOCK_API cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t x
     cubind_mock_begin("cudnnDropoutGetReserveSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&xdesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1176,6 +1434,14 @@ MOCK_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropou
     cubind_mock_arg(&dropout, sizeof(float *));
     cubind_mock_arg(&states, sizeof(void **));
     cubind_mock_arg(&seed, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dropout != NULL)
+            memset(dropout, 0, sizeof *dropout);
+        if (states != NULL)
+            memset(states, 0, sizeof *states);
+        if (seed != NULL)
+            memset(seed, 0, sizeof *seed);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1311,6 +1577,10 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cubind_mock_arg(&bnScaleBiasMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1329,6 +1599,10 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHa
     cubind_mock_arg(&dBnScaleBiasDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1342,6 +1616,10 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudn
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1480,6 +1758,10 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHa
     cubind_mock_arg(&normMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1501,6 +1783,10 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t 
     cubind_mock_arg(&normMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1516,6 +1802,10 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1646,6 +1936,10 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     cubind_mock_begin("cudnnCreateRNNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rnnDesc != NULL)
+            memset(rnnDesc, 0, sizeof *rnnDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1698,6 +1992,36 @@ MOCK_API cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cu
     cubind_mock_arg(&numLayers, sizeof(int32_t *));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
     cubind_mock_arg(&auxFlags, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (algo != NULL)
+            memset(algo, 0, sizeof *algo);
+        if (cellMode != NULL)
+            memset(cellMode, 0, sizeof *cellMode);
+        if (biasMode != NULL)
+            memset(biasMode, 0, sizeof *biasMode);
+        if (dirMode != NULL)
+            memset(dirMode, 0, sizeof *dirMode);
+        if (inputMode != NULL)
+            memset(inputMode, 0, sizeof *inputMode);
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (mathPrec != NULL)
+            memset(mathPrec, 0, sizeof *mathPrec);
+        if (mathType != NULL)
+            memset(mathType, 0, sizeof *mathType);
+        if (inputSize != NULL)
+            memset(inputSize, 0, sizeof *inputSize);
+        if (hiddenSize != NULL)
+            memset(hiddenSize, 0, sizeof *hiddenSize);
+        if (projSize != NULL)
+            memset(projSize, 0, sizeof *projSize);
+        if (numLayers != NULL)
+            memset(numLayers, 0, sizeof *numLayers);
+        if (dropoutDesc != NULL)
+            memset(dropoutDesc, 0, sizeof *dropoutDesc);
+        if (auxFlags != NULL)
+            memset(auxFlags, 0, sizeof *auxFlags);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1733,6 +2057,16 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&clipNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clipMode != NULL)
+            memset(clipMode, 0, sizeof *clipMode);
+        if (clipNanOpt != NULL)
+            memset(clipNanOpt, 0, sizeof *clipNanOpt);
+        if (lclip != NULL)
+            memset(lclip, 0, sizeof *lclip);
+        if (rclip != NULL)
+            memset(rclip, 0, sizeof *rclip);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1744,6 +2078,14 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t *));
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clipMode != NULL)
+            memset(clipMode, 0, sizeof *clipMode);
+        if (lclip != NULL)
+            memset(lclip, 0, sizeof *lclip);
+        if (rclip != NULL)
+            memset(rclip, 0, sizeof *rclip);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1767,6 +2109,12 @@ MOCK_API cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNND
     cubind_mock_arg(&xDesc, sizeof(cudnnRNNDataDescriptor_t));
     cubind_mock_arg(&workSpaceSize, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSpaceSize != NULL)
+            memset(workSpaceSize, 0, sizeof *workSpaceSize);
+        if (reserveSpaceSize != NULL)
+            memset(reserveSpaceSize, 0, sizeof *reserveSpaceSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1777,6 +2125,10 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNN
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&weightSpaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (weightSpaceSize != NULL)
+            memset(weightSpaceSize, 0, sizeof *weightSpaceSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1794,6 +2146,12 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDes
     cubind_mock_arg(&mAddr, sizeof(void **));
     cubind_mock_arg(&bDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&bAddr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mAddr != NULL)
+            memset(mAddr, 0, sizeof *mAddr);
+        if (bAddr != NULL)
+            memset(bAddr, 0, sizeof *bAddr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1802,6 +2160,10 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rn
 {
     cubind_mock_begin("cudnnCreateRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rnnDataDesc != NULL)
+            memset(rnnDataDesc, 0, sizeof *rnnDataDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1841,6 +2203,20 @@ MOCK_API cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDat
     cubind_mock_arg(&arrayLengthRequested, sizeof(int));
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (layout != NULL)
+            memset(layout, 0, sizeof *layout);
+        if (maxSeqLength != NULL)
+            memset(maxSeqLength, 0, sizeof *maxSeqLength);
+        if (batchSize != NULL)
+            memset(batchSize, 0, sizeof *batchSize);
+        if (vectorSize != NULL)
+            memset(vectorSize, 0, sizeof *vectorSize);
+        if (seqLengthArray != NULL)
+            memset(seqLengthArray, 0, sizeof *seqLengthArray);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1876,6 +2252,10 @@ MOCK_API cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *se
 {
     cubind_mock_begin("cudnnCreateSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (seqDataDesc != NULL)
+            memset(seqDataDesc, 0, sizeof *seqDataDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1916,6 +2296,20 @@ MOCK_API cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t 
     cubind_mock_arg(&seqLengthSizeRequested, sizeof(size_t));
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (nbDims != NULL)
+            memset(nbDims, 0, sizeof *nbDims);
+        if (dimA != NULL)
+            memset(dimA, 0, sizeof *dimA);
+        if (axes != NULL)
+            memset(axes, 0, sizeof *axes);
+        if (seqLengthArraySize != NULL)
+            memset(seqLengthArraySize, 0, sizeof *seqLengthArraySize);
+        if (seqLengthArray != NULL)
+            memset(seqLengthArray, 0, sizeof *seqLengthArray);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1924,6 +2318,10 @@ MOCK_API cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc
 {
     cubind_mock_begin("cudnnCreateAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attnDesc != NULL)
+            memset(attnDesc, 0, sizeof *attnDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1986,6 +2384,46 @@ MOCK_API cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, un
     cubind_mock_arg(&kvMaxSeqLength, sizeof(int *));
     cubind_mock_arg(&maxBatchSize, sizeof(int *));
     cubind_mock_arg(&maxBeamSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attnMode != NULL)
+            memset(attnMode, 0, sizeof *attnMode);
+        if (nHeads != NULL)
+            memset(nHeads, 0, sizeof *nHeads);
+        if (smScaler != NULL)
+            memset(smScaler, 0, sizeof *smScaler);
+        if (dataType != NULL)
+            memset(dataType, 0, sizeof *dataType);
+        if (computePrec != NULL)
+            memset(computePrec, 0, sizeof *computePrec);
+        if (mathType != NULL)
+            memset(mathType, 0, sizeof *mathType);
+        if (attnDropoutDesc != NULL)
+            memset(attnDropoutDesc, 0, sizeof *attnDropoutDesc);
+        if (postDropoutDesc != NULL)
+            memset(postDropoutDesc, 0, sizeof *postDropoutDesc);
+        if (qSize != NULL)
+            memset(qSize, 0, sizeof *qSize);
+        if (kSize != NULL)
+            memset(kSize, 0, sizeof *kSize);
+        if (vSize != NULL)
+            memset(vSize, 0, sizeof *vSize);
+        if (qProjSize != NULL)
+            memset(qProjSize, 0, sizeof *qProjSize);
+        if (kProjSize != NULL)
+            memset(kProjSize, 0, sizeof *kProjSize);
+        if (vProjSize != NULL)
+            memset(vProjSize, 0, sizeof *vProjSize);
+        if (oProjSize != NULL)
+            memset(oProjSize, 0, sizeof *oProjSize);
+        if (qoMaxSeqLength != NULL)
+            memset(qoMaxSeqLength, 0, sizeof *qoMaxSeqLength);
+        if (kvMaxSeqLength != NULL)
+            memset(kvMaxSeqLength, 0, sizeof *kvMaxSeqLength);
+        if (maxBatchSize != NULL)
+            memset(maxBatchSize, 0, sizeof *maxBatchSize);
+        if (maxBeamSize != NULL)
+            memset(maxBeamSize, 0, sizeof *maxBeamSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1998,6 +2436,14 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const 
     cubind_mock_arg(&weightSizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (weightSizeInBytes != NULL)
+            memset(weightSizeInBytes, 0, sizeof *weightSizeInBytes);
+        if (workSpaceSizeInBytes != NULL)
+            memset(workSpaceSizeInBytes, 0, sizeof *workSpaceSizeInBytes);
+        if (reserveSpaceSizeInBytes != NULL)
+            memset(reserveSpaceSizeInBytes, 0, sizeof *reserveSpaceSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2012,6 +2458,10 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const 
     cubind_mock_arg(&weights, sizeof(const void *));
     cubind_mock_arg(&wDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&wAddr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (wAddr != NULL)
+            memset(wAddr, 0, sizeof *wAddr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2163,6 +2613,10 @@ MOCK_API cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ct
 {
     cubind_mock_begin("cudnnCreateCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ctcLossDesc != NULL)
+            memset(ctcLossDesc, 0, sizeof *ctcLossDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2216,6 +2670,10 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLos
     cubind_mock_begin("cudnnGetCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (compType != NULL)
+            memset(compType, 0, sizeof *compType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2227,6 +2685,14 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcL
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (compType != NULL)
+            memset(compType, 0, sizeof *compType);
+        if (normMode != NULL)
+            memset(normMode, 0, sizeof *normMode);
+        if (gradMode != NULL)
+            memset(gradMode, 0, sizeof *gradMode);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2239,6 +2705,16 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (compType != NULL)
+            memset(compType, 0, sizeof *compType);
+        if (normMode != NULL)
+            memset(normMode, 0, sizeof *normMode);
+        if (gradMode != NULL)
+            memset(gradMode, 0, sizeof *gradMode);
+        if (maxLabelLength != NULL)
+            memset(maxLabelLength, 0, sizeof *maxLabelLength);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2251,6 +2727,16 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&ctcGradMode, sizeof(cudnnCTCGradMode_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (compType != NULL)
+            memset(compType, 0, sizeof *compType);
+        if (normMode != NULL)
+            memset(normMode, 0, sizeof *normMode);
+        if (ctcGradMode != NULL)
+            memset(ctcGradMode, 0, sizeof *ctcGradMode);
+        if (maxLabelLength != NULL)
+            memset(maxLabelLength, 0, sizeof *maxLabelLength);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2315,6 +2801,10 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&algo, sizeof(cudnnCTCLossAlgo_t));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2328,6 +2818,10 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cud
     cubind_mock_arg(&probsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&gradientsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2336,6 +2830,10 @@ MOCK_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescript
 {
     cubind_mock_begin("cudnnCreateConvolutionDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (convDesc != NULL)
+            memset(convDesc, 0, sizeof *convDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2362,6 +2860,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t 
     cubind_mock_begin("cudnnGetConvolutionMathType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&mathType, sizeof(cudnnMathType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mathType != NULL)
+            memset(mathType, 0, sizeof *mathType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2380,6 +2882,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_
     cubind_mock_begin("cudnnGetConvolutionGroupCount", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&groupCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (groupCount != NULL)
+            memset(groupCount, 0, sizeof *groupCount);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2398,6 +2904,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor
     cubind_mock_begin("cudnnGetConvolutionReorderType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (reorderType != NULL)
+            memset(reorderType, 0, sizeof *reorderType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2430,6 +2940,24 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&dilation_w, sizeof(int *));
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pad_h != NULL)
+            memset(pad_h, 0, sizeof *pad_h);
+        if (pad_w != NULL)
+            memset(pad_w, 0, sizeof *pad_w);
+        if (u != NULL)
+            memset(u, 0, sizeof *u);
+        if (v != NULL)
+            memset(v, 0, sizeof *v);
+        if (dilation_h != NULL)
+            memset(dilation_h, 0, sizeof *dilation_h);
+        if (dilation_w != NULL)
+            memset(dilation_w, 0, sizeof *dilation_w);
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+        if (computeType != NULL)
+            memset(computeType, 0, sizeof *computeType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2459,6 +2987,20 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&dilationA, sizeof(int *));
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (arrayLength != NULL)
+            memset(arrayLength, 0, sizeof *arrayLength);
+        if (padA != NULL)
+            memset(padA, 0, sizeof *padA);
+        if (strideA != NULL)
+            memset(strideA, 0, sizeof *strideA);
+        if (dilationA != NULL)
+            memset(dilationA, 0, sizeof *dilationA);
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+        if (computeType != NULL)
+            memset(computeType, 0, sizeof *computeType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2473,6 +3015,16 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (c != NULL)
+            memset(c, 0, sizeof *c);
+        if (h != NULL)
+            memset(h, 0, sizeof *h);
+        if (w != NULL)
+            memset(w, 0, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2485,6 +3037,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&tensorOuputDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tensorOuputDimA != NULL)
+            memset(tensorOuputDimA, 0, sizeof *tensorOuputDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2494,6 +3050,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t
     cubind_mock_begin("cudnnGetConvolutionForwardAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2509,6 +3069,12 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t hand
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2524,6 +3090,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +3116,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t hand
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2586,6 +3164,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t han
     cubind_mock_arg(&yDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionFwdAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2640,6 +3222,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHan
     cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2655,6 +3241,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t h
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2675,6 +3267,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2690,6 +3288,12 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2704,6 +3308,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_
     cubind_mock_arg(&dxDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdDataAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2761,6 +3369,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnH
     cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2776,6 +3388,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2796,6 +3414,12 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2811,6 +3435,12 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnedAlgoCount != NULL)
+            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
+        if (perfResults != NULL)
+            memset(perfResults, 0, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2825,6 +3455,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandl
     cubind_mock_arg(&gradDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdFilterAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sizeInBytes != NULL)
+            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2868,6 +3502,10 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParam
     cubind_mock_begin("cudnnCreateFusedOpsConstParamPack", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (constPack != NULL)
+            memset(constPack, 0, sizeof *constPack);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2897,6 +3535,10 @@ MOCK_API cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedO
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsConstParamLabel_t));
     cubind_mock_arg(&param, sizeof(void *));
     cubind_mock_arg(&isNULL, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isNULL != NULL)
+            memset(isNULL, 0, sizeof *isNULL);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2906,6 +3548,10 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantP
     cubind_mock_begin("cudnnCreateFusedOpsVariantParamPack", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (varPack != NULL)
+            memset(varPack, 0, sizeof *varPack);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2943,6 +3589,10 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnF
     cubind_mock_begin("cudnnCreateFusedOpsPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2962,6 +3612,10 @@ MOCK_API cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOps
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t));
     cubind_mock_arg(&constPack, sizeof(const cudnnFusedOpsConstParamPack_t));
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceSizeInBytes != NULL)
+            memset(workspaceSizeInBytes, 0, sizeof *workspaceSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 

@@ -22,6 +22,10 @@ MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int 
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -33,6 +37,10 @@ MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType ty
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -45,6 +53,10 @@ MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cuff
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -63,6 +75,16 @@ MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *ine
     cubind_mock_arg(&odist, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -75,6 +97,10 @@ MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, i
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -87,6 +113,10 @@ MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -100,6 +130,10 @@ MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, c
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -119,6 +153,16 @@ MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -138,6 +182,16 @@ MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -157,6 +211,16 @@ MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -168,6 +232,10 @@ MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -179,6 +247,10 @@ MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *wor
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -191,6 +263,10 @@ MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, siz
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -209,6 +285,16 @@ MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istri
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -217,6 +303,10 @@ MOCK_API cufftResult cufftCreate(cufftHandle *handle)
 {
     cubind_mock_begin("cufftCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -229,6 +319,10 @@ MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -241,6 +335,10 @@ MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftTyp
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -254,6 +352,10 @@ MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, 
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -273,6 +375,16 @@ MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workArea, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workArea != NULL)
+            memset(workArea, 0, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -282,6 +394,10 @@ MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
     cubind_mock_begin("cufftGetSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -311,6 +427,12 @@ MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftCo
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -321,6 +443,12 @@ MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCompl
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftReal *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -331,6 +459,12 @@ MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftRe
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -342,6 +476,12 @@ MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -352,6 +492,12 @@ MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cuff
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleReal *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -362,6 +508,12 @@ MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -387,6 +539,10 @@ MOCK_API cufftResult cufftGetVersion(int *version)
 {
     cubind_mock_begin("cufftGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -395,6 +551,10 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cufftGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcufft reports it (property) */
         return (cufftResult)cubind_mock_version((int)type, value);
@@ -418,6 +578,10 @@ MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty p
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&returnPtrValue, sizeof(long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnPtrValue != NULL)
+            memset(returnPtrValue, 0, sizeof *returnPtrValue);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -437,6 +601,10 @@ MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPU
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nGPUs, sizeof(int));
     cubind_mock_arg(&whichGPUs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (whichGPUs != NULL)
+            memset(whichGPUs, 0, sizeof *whichGPUs);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -447,6 +615,10 @@ MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc **));
     cubind_mock_arg(&format, sizeof(cufftXtSubFormat));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descriptor != NULL)
+            memset(descriptor, 0, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -466,6 +638,10 @@ MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
 {
     cubind_mock_begin("cufftXtFree", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descriptor != NULL)
+            memset(descriptor, 0, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -475,6 +651,10 @@ MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
     cubind_mock_begin("cufftXtSetWorkArea", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workArea != NULL)
+            memset(workArea, 0, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -486,6 +666,12 @@ MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -496,6 +682,12 @@ MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -506,6 +698,12 @@ MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -517,6 +715,12 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -527,6 +731,12 @@ MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -537,6 +747,12 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -558,6 +774,12 @@ MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routin
     cubind_mock_arg(&callback_routine, sizeof(void **));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback_routine != NULL)
+            memset(callback_routine, 0, sizeof *callback_routine);
+        if (caller_info != NULL)
+            memset(caller_info, 0, sizeof *caller_info);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -612,6 +834,16 @@ MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -633,6 +865,16 @@ MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -655,6 +897,12 @@ MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *inpu
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -665,6 +913,10 @@ MOCK_API cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaP
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&policy, sizeof(cufftXtWorkAreaPolicy));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif

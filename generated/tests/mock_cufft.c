@@ -24,6 +24,10 @@ MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int 
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -35,6 +39,10 @@ MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType ty
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -47,6 +55,10 @@ MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cuff
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -65,6 +77,16 @@ MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *ine
     cubind_mock_arg(&odist, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -77,6 +99,10 @@ MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, i
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -89,6 +115,10 @@ MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -102,6 +132,10 @@ MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, c
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -121,6 +155,16 @@ MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -140,6 +184,16 @@ MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -159,6 +213,16 @@ MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -170,6 +234,10 @@ MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -181,6 +249,10 @@ MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *wor
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -193,6 +265,10 @@ MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, siz
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -211,6 +287,16 @@ MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istri
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -219,6 +305,10 @@ MOCK_API cufftResult cufftCreate(cufftHandle *handle)
 {
     cubind_mock_begin("cufftCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -231,6 +321,10 @@ MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -243,6 +337,10 @@ MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftTyp
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -256,6 +354,10 @@ MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, 
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -275,6 +377,16 @@ MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workArea, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workArea != NULL)
+            memset(workArea, 0, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -284,6 +396,10 @@ MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
     cubind_mock_begin("cufftGetSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -313,6 +429,12 @@ MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftCo
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -323,6 +445,12 @@ MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCompl
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftReal *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -333,6 +461,12 @@ MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftRe
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -344,6 +478,12 @@ MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -354,6 +494,12 @@ MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cuff
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleReal *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -364,6 +510,12 @@ MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idata != NULL)
+            memset(idata, 0, sizeof *idata);
+        if (odata != NULL)
+            memset(odata, 0, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -389,6 +541,10 @@ MOCK_API cufftResult cufftGetVersion(int *version)
 {
     cubind_mock_begin("cufftGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -397,6 +553,10 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cufftGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcufft reports it (property) */
         return (cufftResult)cubind_mock_version((int)type, value);
@@ -420,6 +580,10 @@ MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty p
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&returnPtrValue, sizeof(long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (returnPtrValue != NULL)
+            memset(returnPtrValue, 0, sizeof *returnPtrValue);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -439,6 +603,10 @@ MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPU
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nGPUs, sizeof(int));
     cubind_mock_arg(&whichGPUs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (whichGPUs != NULL)
+            memset(whichGPUs, 0, sizeof *whichGPUs);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -449,6 +617,10 @@ MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc **));
     cubind_mock_arg(&format, sizeof(cufftXtSubFormat));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descriptor != NULL)
+            memset(descriptor, 0, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -468,6 +640,10 @@ MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
 {
     cubind_mock_begin("cufftXtFree", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descriptor != NULL)
+            memset(descriptor, 0, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -477,6 +653,10 @@ MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
     cubind_mock_begin("cufftXtSetWorkArea", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workArea != NULL)
+            memset(workArea, 0, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -488,6 +668,12 @@ MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -498,6 +684,12 @@ MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -508,6 +700,12 @@ MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -519,6 +717,12 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -529,6 +733,12 @@ MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -539,6 +749,12 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -560,6 +776,12 @@ MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routin
     cubind_mock_arg(&callback_routine, sizeof(void **));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback_routine != NULL)
+            memset(callback_routine, 0, sizeof *callback_routine);
+        if (caller_info != NULL)
+            memset(caller_info, 0, sizeof *caller_info);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -592,6 +814,10 @@ MOCK_API cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_cal
     cubind_mock_arg(&lto_callback_fatbin_size, sizeof(size_t));
     cubind_mock_arg(&type, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (caller_info != NULL)
+            memset(caller_info, 0, sizeof *caller_info);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -613,6 +839,16 @@ MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -634,6 +870,16 @@ MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (n != NULL)
+            memset(n, 0, sizeof *n);
+        if (inembed != NULL)
+            memset(inembed, 0, sizeof *inembed);
+        if (onembed != NULL)
+            memset(onembed, 0, sizeof *onembed);
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -656,6 +902,12 @@ MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *inpu
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (input != NULL)
+            memset(input, 0, sizeof *input);
+        if (output != NULL)
+            memset(output, 0, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -666,6 +918,10 @@ MOCK_API cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaP
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&policy, sizeof(cufftXtWorkAreaPolicy));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workSize != NULL)
+            memset(workSize, 0, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif

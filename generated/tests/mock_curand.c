@@ -22,6 +22,10 @@ MOCK_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, cura
     cubind_mock_begin("curandCreateGenerator", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (generator != NULL)
+            memset(generator, 0, sizeof *generator);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -31,6 +35,10 @@ MOCK_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, 
     cubind_mock_begin("curandCreateGeneratorHost", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (generator != NULL)
+            memset(generator, 0, sizeof *generator);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -47,6 +55,10 @@ MOCK_API curandStatus_t curandGetVersion(int *version)
 {
     cubind_mock_begin("curandGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -56,6 +68,10 @@ MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("curandGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcurand reports it (property) */
         return (curandStatus_t)cubind_mock_version((int)type, value);
@@ -115,6 +131,10 @@ MOCK_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -125,6 +145,10 @@ MOCK_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsi
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned long long *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -135,6 +159,10 @@ MOCK_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -145,6 +173,10 @@ MOCK_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -157,6 +189,10 @@ MOCK_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float 
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -169,6 +205,10 @@ MOCK_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, 
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -181,6 +221,10 @@ MOCK_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, flo
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -193,6 +237,10 @@ MOCK_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generato
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -202,6 +250,10 @@ MOCK_API curandStatus_t curandCreatePoissonDistribution(double lambda, curandDis
     cubind_mock_begin("curandCreatePoissonDistribution", __builtin_return_address(0));
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&discrete_distribution, sizeof(curandDiscreteDistribution_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (discrete_distribution != NULL)
+            memset(discrete_distribution, 0, sizeof *discrete_distribution);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -221,6 +273,10 @@ MOCK_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsig
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&lambda, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -233,6 +289,10 @@ MOCK_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator,
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -245,6 +305,10 @@ MOCK_API curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsi
     cubind_mock_arg(&num, sizeof(size_t));
     cubind_mock_arg(&n, sizeof(unsigned int));
     cubind_mock_arg(&p, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -258,6 +322,10 @@ MOCK_API curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator
     cubind_mock_arg(&n, sizeof(unsigned int));
     cubind_mock_arg(&p, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outputPtr != NULL)
+            memset(outputPtr, 0, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -275,6 +343,10 @@ MOCK_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *
     cubind_mock_begin("curandGetDirectionVectors32", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors32_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vectors != NULL)
+            memset(vectors, 0, sizeof *vectors);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -283,6 +355,10 @@ MOCK_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
 {
     cubind_mock_begin("curandGetScrambleConstants32", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned int **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (constants != NULL)
+            memset(constants, 0, sizeof *constants);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -292,6 +368,10 @@ MOCK_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *
     cubind_mock_begin("curandGetDirectionVectors64", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors64_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vectors != NULL)
+            memset(vectors, 0, sizeof *vectors);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -300,5 +380,9 @@ MOCK_API curandStatus_t curandGetScrambleConstants64(unsigned long long **consta
 {
     cubind_mock_begin("curandGetScrambleConstants64", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned long long **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (constants != NULL)
+            memset(constants, 0, sizeof *constants);
+    }
     return (curandStatus_t)cubind_mock_status();
 }

@@ -23,6 +23,10 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +39,10 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -43,6 +51,10 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -69,6 +81,10 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -137,6 +153,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 {
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_ptr != NULL)
+            memset(params_ptr, 0, sizeof *params_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -227,6 +247,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -259,6 +283,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 {
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infos_ptr != NULL)
+            memset(infos_ptr, 0, sizeof *infos_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -268,6 +296,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -277,6 +309,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outer_niters != NULL)
+            memset(outer_niters, 0, sizeof *outer_niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -294,6 +330,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual_history != NULL)
+            memset(residual_history, 0, sizeof *residual_history);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -303,6 +343,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -324,6 +368,20 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -345,6 +403,20 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -366,6 +438,20 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -387,6 +473,20 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -408,6 +508,20 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -429,6 +543,20 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -450,6 +578,20 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -471,6 +613,20 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -492,6 +648,20 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -513,6 +683,20 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +718,20 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -555,6 +753,20 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -576,6 +788,20 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -597,6 +823,20 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -618,6 +858,20 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -639,6 +893,20 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -660,6 +928,20 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -681,6 +963,20 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -700,6 +996,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -719,6 +1027,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -738,6 +1058,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -757,6 +1089,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -776,6 +1120,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -795,6 +1151,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -814,6 +1182,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -833,6 +1213,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -852,6 +1244,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -871,6 +1275,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -890,6 +1306,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -909,6 +1337,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -928,6 +1368,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -947,6 +1399,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -966,6 +1430,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -985,6 +1461,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1004,6 +1492,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1023,6 +1523,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1044,6 +1556,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1065,6 +1589,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1086,6 +1622,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1107,6 +1655,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1128,6 +1688,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1149,6 +1721,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1170,6 +1754,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1191,6 +1787,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1212,6 +1820,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1233,6 +1853,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1254,6 +1886,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1275,6 +1919,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1296,6 +1952,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1317,6 +1985,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1338,6 +2018,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1359,6 +2051,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1380,6 +2084,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1401,6 +2117,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1420,6 +2148,16 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1439,6 +2177,16 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1458,6 +2206,16 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1477,6 +2235,16 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1496,6 +2264,16 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1515,6 +2293,16 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1534,6 +2322,16 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1553,6 +2351,16 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1572,6 +2380,16 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1591,6 +2409,16 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1610,6 +2438,16 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1629,6 +2467,16 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1648,6 +2496,16 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1667,6 +2525,16 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1686,6 +2554,16 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1705,6 +2583,16 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1724,6 +2612,16 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1743,6 +2641,16 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1765,6 +2673,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1777,6 +2691,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1800,6 +2718,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1813,6 +2737,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1826,6 +2754,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1839,6 +2773,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1852,6 +2792,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1865,6 +2811,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2832,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1895,6 +2855,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1910,6 +2878,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1925,6 +2901,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1941,6 +2925,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1957,6 +2947,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1973,6 +2969,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1989,6 +2991,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2003,6 +3011,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2017,6 +3031,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2031,6 +3051,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2045,6 +3071,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2062,6 +3094,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2079,6 +3119,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2096,6 +3144,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2113,6 +3169,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2126,6 +3190,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2139,6 +3209,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2152,6 +3228,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2165,6 +3247,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2180,6 +3268,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2195,6 +3291,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2210,6 +3314,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2225,6 +3337,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2241,6 +3361,12 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2260,6 +3386,10 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2273,6 +3403,12 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2286,6 +3422,12 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2299,6 +3441,12 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2312,6 +3460,12 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2327,6 +3481,14 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2342,6 +3504,14 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2357,6 +3527,14 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2372,6 +3550,14 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2385,6 +3571,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2398,6 +3590,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2411,6 +3609,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2424,6 +3628,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2439,6 +3649,16 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2454,6 +3674,16 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2469,6 +3699,16 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2484,6 +3724,16 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2499,6 +3749,10 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2514,6 +3768,10 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2529,6 +3787,10 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +3806,10 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2561,6 +3827,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2578,6 +3850,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2595,6 +3873,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2612,6 +3896,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2625,6 +3915,12 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2638,6 +3934,12 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2651,6 +3953,12 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2664,6 +3972,12 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2680,6 +3994,16 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2696,6 +4020,16 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2712,6 +4046,16 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2728,6 +4072,16 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2743,6 +4097,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2758,6 +4116,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2773,6 +4135,10 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2788,6 +4154,10 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2805,6 +4175,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2822,6 +4200,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2839,6 +4225,14 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2856,6 +4250,14 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2875,6 +4277,10 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2894,6 +4300,10 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2913,6 +4323,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2932,6 +4346,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2953,6 +4371,14 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2974,6 +4400,14 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2995,6 +4429,14 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3016,6 +4458,14 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3028,6 +4478,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3040,6 +4496,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3052,6 +4514,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3064,6 +4532,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3080,6 +4554,16 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3096,6 +4580,16 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3112,6 +4606,16 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3128,6 +4632,16 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3148,6 +4662,12 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3171,6 +4691,10 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3185,6 +4709,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3199,6 +4729,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3213,6 +4749,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3227,6 +4769,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3243,6 +4791,14 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3259,6 +4815,14 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3275,6 +4839,14 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3291,6 +4863,14 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3302,6 +4882,10 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3313,6 +4897,10 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3324,6 +4912,10 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3335,6 +4927,10 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3354,6 +4950,22 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3373,6 +4985,22 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3392,6 +5020,22 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3411,6 +5055,22 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3427,6 +5087,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3443,6 +5107,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3459,6 +5127,10 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3475,6 +5147,10 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3493,6 +5169,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3511,6 +5195,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3529,6 +5221,14 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3547,6 +5247,14 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3563,6 +5271,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3579,6 +5291,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3595,6 +5311,10 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3611,6 +5331,10 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3629,6 +5353,20 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3647,6 +5385,20 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3665,6 +5417,20 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3683,6 +5449,20 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3697,6 +5477,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3711,6 +5495,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3725,6 +5513,10 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3739,6 +5531,10 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3755,6 +5551,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3771,6 +5575,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3787,6 +5599,14 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3803,6 +5623,14 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3822,6 +5650,10 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3841,6 +5673,10 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3860,6 +5696,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3879,6 +5719,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3900,6 +5744,18 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3921,6 +5777,18 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3942,6 +5810,18 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3963,6 +5843,18 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3974,6 +5866,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3985,6 +5881,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3996,6 +5896,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4007,6 +5911,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4030,6 +5938,22 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4053,6 +5977,22 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4076,6 +6016,22 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4099,6 +6055,22 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4114,6 +6086,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4129,6 +6105,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4144,6 +6124,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4159,6 +6143,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4176,6 +6164,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4193,6 +6191,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4210,6 +6218,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4227,6 +6245,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4248,6 +6276,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4269,6 +6303,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4290,6 +6330,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4311,6 +6357,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4334,6 +6386,18 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4357,6 +6421,18 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4380,6 +6456,18 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4403,6 +6491,18 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4427,6 +6527,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4451,6 +6557,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4475,6 +6587,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4499,6 +6617,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4525,6 +6649,20 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4551,6 +6689,20 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4577,6 +6729,20 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4603,6 +6769,20 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4621,6 +6801,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4639,6 +6823,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4657,6 +6845,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4675,6 +6867,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4695,6 +6891,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4715,6 +6923,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4735,6 +6955,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4755,6 +6987,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4763,6 +7007,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4808,6 +7056,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4818,6 +7070,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4835,6 +7091,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4852,6 +7112,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4869,6 +7133,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4886,6 +7154,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4905,6 +7177,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4924,6 +7206,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4943,6 +7235,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4962,6 +7264,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4978,6 +7290,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4994,6 +7310,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5010,6 +7330,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5026,6 +7350,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5044,6 +7372,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5062,6 +7400,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5080,6 +7428,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5098,6 +7456,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5117,6 +7485,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5136,6 +7508,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5155,6 +7531,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5174,6 +7554,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5195,6 +7579,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5216,6 +7612,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5237,6 +7645,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5258,6 +7678,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5266,6 +7698,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5311,6 +7747,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5321,6 +7761,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5342,6 +7786,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5363,6 +7811,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5384,6 +7836,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5405,6 +7861,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5428,6 +7888,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5451,6 +7925,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5474,6 +7962,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5497,6 +7999,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5518,6 +8034,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5539,6 +8059,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +8084,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5581,6 +8109,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5604,6 +8136,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5627,6 +8173,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5650,6 +8210,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5673,6 +8247,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5698,6 +8286,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5723,6 +8315,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5748,6 +8344,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5773,6 +8373,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5801,6 +8405,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5829,6 +8447,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5857,6 +8489,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5885,6 +8531,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5893,6 +8553,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params != NULL)
+            memset(params, 0, sizeof *params);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5928,6 +8592,12 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5948,6 +8618,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5967,6 +8641,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5986,6 +8664,12 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6008,6 +8692,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6025,6 +8713,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6046,6 +8740,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6066,6 +8766,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6086,6 +8790,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6109,6 +8819,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6182,6 +8896,14 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_meig != NULL)
+            memset(h_meig, 0, sizeof *h_meig);
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6211,6 +8933,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig64 != NULL)
+            memset(meig64, 0, sizeof *meig64);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6295,6 +9023,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6325,6 +9059,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6352,6 +9090,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6383,6 +9127,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_err_sigma != NULL)
+            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6413,6 +9163,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6446,6 +9202,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6514,6 +9274,10 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (file != NULL)
+            memset(file, 0, sizeof *file);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6553,6 +9317,10 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6579,6 +9347,10 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6594,6 +9366,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrEndPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (issym != NULL)
+            memset(issym, 0, sizeof *issym);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6613,6 +9389,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6632,6 +9414,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6651,6 +9439,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6670,6 +9464,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6689,6 +9489,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6708,6 +9514,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6727,6 +9539,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6746,6 +9564,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6765,6 +9589,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6784,6 +9614,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6803,6 +9639,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6822,6 +9664,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6841,6 +9689,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6860,6 +9714,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6879,6 +9739,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6898,6 +9764,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6917,6 +9789,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6936,6 +9814,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6955,6 +9839,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6974,6 +9864,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6995,6 +9891,16 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7016,6 +9922,16 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7037,6 +9953,16 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7058,6 +9984,16 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7078,6 +10014,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7098,6 +10040,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7118,6 +10066,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7138,6 +10092,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7158,6 +10118,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7178,6 +10144,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7198,6 +10170,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7218,6 +10196,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7235,6 +10219,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7252,6 +10240,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7269,6 +10261,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7286,6 +10282,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7300,6 +10300,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7314,6 +10318,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7328,6 +10336,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7343,6 +10355,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7359,6 +10375,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7375,6 +10397,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7391,6 +10419,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7407,6 +10441,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7424,6 +10464,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&p, sizeof(const int *));
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7442,6 +10486,14 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (map != NULL)
+            memset(map, 0, sizeof *map);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7450,6 +10502,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7492,6 +10548,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7511,6 +10573,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7530,6 +10598,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7549,6 +10623,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7569,6 +10649,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7589,6 +10673,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7609,6 +10697,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7629,6 +10721,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7637,6 +10733,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7676,6 +10776,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7693,6 +10799,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7710,6 +10822,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7727,6 +10845,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7806,6 +10930,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7817,6 +10945,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7828,6 +10960,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7839,6 +10975,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7852,6 +10992,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7865,6 +11009,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7878,6 +11026,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7891,6 +11043,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7902,6 +11058,12 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzLRef != NULL)
+            memset(nnzLRef, 0, sizeof *nnzLRef);
+        if (nnzURef != NULL)
+            memset(nnzURef, 0, sizeof *nnzURef);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7922,6 +11084,24 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7942,6 +11122,24 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7962,6 +11160,24 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7982,6 +11198,24 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7990,6 +11224,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8031,6 +11269,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8049,6 +11293,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8067,6 +11317,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8085,6 +11341,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8168,6 +11430,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8183,6 +11451,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8198,6 +11472,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8213,6 +11493,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8224,6 +11510,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8235,6 +11525,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8246,6 +11540,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8257,6 +11555,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8271,6 +11573,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8285,6 +11593,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8299,6 +11613,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8313,6 +11633,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8346,6 +11672,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8364,6 +11696,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8382,6 +11720,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8400,6 +11744,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8483,6 +11833,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8498,6 +11854,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8513,6 +11875,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8528,6 +11896,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8539,6 +11913,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8550,6 +11928,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8561,6 +11943,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8572,6 +11958,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8586,6 +11976,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8600,6 +11996,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8614,6 +12016,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8628,6 +12036,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8636,6 +12050,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8675,6 +12093,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8692,6 +12116,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8709,6 +12139,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8726,6 +12162,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8801,6 +12243,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8812,6 +12258,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8823,6 +12273,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8834,6 +12288,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8847,6 +12305,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8860,6 +12322,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8873,6 +12339,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8886,6 +12356,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8894,6 +12368,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8933,6 +12411,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8950,6 +12434,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8967,6 +12457,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8984,6 +12480,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9059,6 +12561,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9070,6 +12576,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9081,6 +12591,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9092,6 +12606,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9105,6 +12623,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9118,6 +12640,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9131,6 +12657,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9144,6 +12674,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9154,6 +12688,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9164,6 +12702,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9174,6 +12716,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9184,6 +12730,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9192,6 +12742,10 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9210,6 +12764,12 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9240,6 +12800,12 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (zero != NULL)
+            memset(zero, 0, sizeof *zero);
+        if (boost != NULL)
+            memset(boost, 0, sizeof *boost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9249,6 +12815,10 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (report != NULL)
+            memset(report, 0, sizeof *report);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9269,6 +12839,12 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (factAlg != NULL)
+            memset(factAlg, 0, sizeof *factAlg);
+        if (solveAlg != NULL)
+            memset(solveAlg, 0, sizeof *solveAlg);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9278,6 +12854,10 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fastMode != NULL)
+            memset(fastMode, 0, sizeof *fastMode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9310,6 +12890,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA != NULL)
+            memset(h_csrValA, 0, sizeof *h_csrValA);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9333,6 +12937,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9348,6 +12976,18 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9376,6 +13016,16 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mp, sizeof(int **));
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzM != NULL)
+            memset(nnzM, 0, sizeof *nnzM);
+        if (Mp != NULL)
+            memset(Mp, 0, sizeof *Mp);
+        if (Mi != NULL)
+            memset(Mi, 0, sizeof *Mi);
+        if (Mx != NULL)
+            memset(Mx, 0, sizeof *Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9388,6 +13038,16 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mp, sizeof(int **));
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzM != NULL)
+            memset(h_nnzM, 0, sizeof *h_nnzM);
+        if (h_Mp != NULL)
+            memset(h_Mp, 0, sizeof *h_Mp);
+        if (h_Mi != NULL)
+            memset(h_Mi, 0, sizeof *h_Mi);
+        if (h_Mx != NULL)
+            memset(h_Mx, 0, sizeof *h_Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9404,6 +13064,24 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrRowPtrU, sizeof(int **));
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzL != NULL)
+            memset(h_nnzL, 0, sizeof *h_nnzL);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_nnzU != NULL)
+            memset(h_nnzU, 0, sizeof *h_nnzU);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9419,6 +13097,16 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF != NULL)
+            memset(XF, 0, sizeof *XF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9443,6 +13131,30 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA_array != NULL)
+            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9459,6 +13171,18 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA_array != NULL)
+            memset(csrValA_array, 0, sizeof *csrValA_array);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9490,6 +13214,16 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF_array != NULL)
+            memset(XF_array, 0, sizeof *XF_array);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9499,5 +13233,9 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -23,6 +23,10 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +39,10 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -43,6 +51,10 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -69,6 +81,10 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -87,6 +103,10 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
     cubind_mock_begin("cusolverDnGetDeterministicMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -135,6 +155,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 {
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_ptr != NULL)
+            memset(params_ptr, 0, sizeof *params_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -225,6 +249,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -257,6 +285,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 {
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infos_ptr != NULL)
+            memset(infos_ptr, 0, sizeof *infos_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -266,6 +298,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -275,6 +311,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outer_niters != NULL)
+            memset(outer_niters, 0, sizeof *outer_niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -292,6 +332,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual_history != NULL)
+            memset(residual_history, 0, sizeof *residual_history);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -301,6 +345,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -322,6 +370,20 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -343,6 +405,20 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -364,6 +440,20 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -385,6 +475,20 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -406,6 +510,20 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -427,6 +545,20 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -448,6 +580,20 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -469,6 +615,20 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -490,6 +650,20 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -511,6 +685,20 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -532,6 +720,20 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -553,6 +755,20 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -574,6 +790,20 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -595,6 +825,20 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -616,6 +860,20 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -637,6 +895,20 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -658,6 +930,20 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -679,6 +965,20 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -698,6 +998,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -717,6 +1029,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -736,6 +1060,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -755,6 +1091,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -774,6 +1122,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -793,6 +1153,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -812,6 +1184,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -831,6 +1215,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -850,6 +1246,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -869,6 +1277,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -888,6 +1308,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -907,6 +1339,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -926,6 +1370,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -945,6 +1401,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -964,6 +1432,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -983,6 +1463,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1002,6 +1494,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1021,6 +1525,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1042,6 +1558,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1063,6 +1591,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1084,6 +1624,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1105,6 +1657,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1126,6 +1690,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1147,6 +1723,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1168,6 +1756,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1189,6 +1789,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1210,6 +1822,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1231,6 +1855,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1252,6 +1888,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1273,6 +1921,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1294,6 +1954,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1315,6 +1987,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1336,6 +2020,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1357,6 +2053,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1378,6 +2086,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1399,6 +2119,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1418,6 +2150,16 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1437,6 +2179,16 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1456,6 +2208,16 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1475,6 +2237,16 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1494,6 +2266,16 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1513,6 +2295,16 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1532,6 +2324,16 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1551,6 +2353,16 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1570,6 +2382,16 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1589,6 +2411,16 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1608,6 +2440,16 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1627,6 +2469,16 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1646,6 +2498,16 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1665,6 +2527,16 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1684,6 +2556,16 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1703,6 +2585,16 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1722,6 +2614,16 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1741,6 +2643,16 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1763,6 +2675,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1775,6 +2693,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1798,6 +2720,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1811,6 +2739,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1824,6 +2756,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1837,6 +2775,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1850,6 +2794,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1863,6 +2813,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1878,6 +2834,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1893,6 +2857,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1908,6 +2880,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1923,6 +2903,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1939,6 +2927,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1955,6 +2949,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1971,6 +2971,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1987,6 +2993,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2001,6 +3013,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2015,6 +3033,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2029,6 +3053,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2043,6 +3073,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2060,6 +3096,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2077,6 +3121,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2094,6 +3146,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2111,6 +3171,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2124,6 +3192,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2137,6 +3211,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2150,6 +3230,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2163,6 +3249,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2178,6 +3270,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2193,6 +3293,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2208,6 +3316,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2223,6 +3339,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2239,6 +3363,12 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2258,6 +3388,10 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2271,6 +3405,12 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2284,6 +3424,12 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2297,6 +3443,12 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2310,6 +3462,12 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2325,6 +3483,14 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2340,6 +3506,14 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2355,6 +3529,14 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2370,6 +3552,14 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2383,6 +3573,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2396,6 +3592,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2409,6 +3611,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2422,6 +3630,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2437,6 +3651,16 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2452,6 +3676,16 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2467,6 +3701,16 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2482,6 +3726,16 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2497,6 +3751,10 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2512,6 +3770,10 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2527,6 +3789,10 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2542,6 +3808,10 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2559,6 +3829,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2576,6 +3852,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2593,6 +3875,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2610,6 +3898,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2623,6 +3917,12 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2636,6 +3936,12 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2649,6 +3955,12 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2662,6 +3974,12 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2678,6 +3996,16 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2694,6 +4022,16 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2710,6 +4048,16 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2726,6 +4074,16 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2741,6 +4099,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2756,6 +4118,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2771,6 +4137,10 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2786,6 +4156,10 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2803,6 +4177,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2820,6 +4202,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2837,6 +4227,14 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2854,6 +4252,14 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2873,6 +4279,10 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2892,6 +4302,10 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2911,6 +4325,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2930,6 +4348,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2951,6 +4373,14 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2972,6 +4402,14 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2993,6 +4431,14 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3014,6 +4460,14 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3026,6 +4480,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3038,6 +4498,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3050,6 +4516,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3062,6 +4534,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3078,6 +4556,16 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3094,6 +4582,16 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +4608,16 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3126,6 +4634,16 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3146,6 +4664,12 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3169,6 +4693,10 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3183,6 +4711,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3197,6 +4731,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3211,6 +4751,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3225,6 +4771,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3241,6 +4793,14 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3257,6 +4817,14 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3273,6 +4841,14 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3289,6 +4865,14 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3300,6 +4884,10 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3311,6 +4899,10 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3322,6 +4914,10 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3333,6 +4929,10 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3352,6 +4952,22 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3371,6 +4987,22 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3390,6 +5022,22 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3409,6 +5057,22 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3425,6 +5089,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3441,6 +5109,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3457,6 +5129,10 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3473,6 +5149,10 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3491,6 +5171,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3509,6 +5197,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3527,6 +5223,14 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3545,6 +5249,14 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3561,6 +5273,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3577,6 +5293,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3593,6 +5313,10 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3609,6 +5333,10 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3627,6 +5355,20 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3645,6 +5387,20 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3663,6 +5419,20 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3681,6 +5451,20 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3695,6 +5479,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3709,6 +5497,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3723,6 +5515,10 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3737,6 +5533,10 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3753,6 +5553,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3769,6 +5577,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3785,6 +5601,14 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3801,6 +5625,14 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3820,6 +5652,10 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3839,6 +5675,10 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3858,6 +5698,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3877,6 +5721,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3898,6 +5746,18 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3919,6 +5779,18 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3940,6 +5812,18 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3961,6 +5845,18 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3972,6 +5868,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3983,6 +5883,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3994,6 +5898,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4005,6 +5913,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4028,6 +5940,22 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4051,6 +5979,22 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4074,6 +6018,22 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4097,6 +6057,22 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4112,6 +6088,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4127,6 +6107,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4142,6 +6126,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4157,6 +6145,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4174,6 +6166,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4191,6 +6193,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4208,6 +6220,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4225,6 +6247,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4246,6 +6278,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4267,6 +6305,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4288,6 +6332,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4309,6 +6359,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4332,6 +6388,18 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4355,6 +6423,18 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4378,6 +6458,18 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4401,6 +6493,18 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4425,6 +6529,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4449,6 +6559,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4473,6 +6589,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4497,6 +6619,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4523,6 +6651,20 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4549,6 +6691,20 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4575,6 +6731,20 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4601,6 +6771,20 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4619,6 +6803,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4637,6 +6825,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4655,6 +6847,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4673,6 +6869,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4693,6 +6893,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4713,6 +6925,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4733,6 +6957,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4753,6 +6989,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4761,6 +7009,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4806,6 +7058,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4816,6 +7072,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4833,6 +7093,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4850,6 +7114,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4867,6 +7135,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4884,6 +7156,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4903,6 +7179,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4922,6 +7208,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4941,6 +7237,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4960,6 +7266,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4976,6 +7292,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4992,6 +7312,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5008,6 +7332,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5024,6 +7352,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5042,6 +7374,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5060,6 +7402,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5078,6 +7430,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5096,6 +7458,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5115,6 +7487,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5134,6 +7510,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5153,6 +7533,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5172,6 +7556,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5193,6 +7581,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5214,6 +7614,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5235,6 +7647,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5256,6 +7680,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5264,6 +7700,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5309,6 +7749,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5319,6 +7763,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5340,6 +7788,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5361,6 +7813,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5382,6 +7838,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5403,6 +7863,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5426,6 +7890,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5449,6 +7927,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5472,6 +7964,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5495,6 +8001,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5516,6 +8036,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5537,6 +8061,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5558,6 +8086,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5579,6 +8111,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5602,6 +8138,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5625,6 +8175,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5648,6 +8212,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5671,6 +8249,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5696,6 +8288,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5721,6 +8317,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5746,6 +8346,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5771,6 +8375,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5799,6 +8407,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5827,6 +8449,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5855,6 +8491,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5883,6 +8533,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5891,6 +8555,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params != NULL)
+            memset(params, 0, sizeof *params);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5926,6 +8594,12 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5946,6 +8620,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5965,6 +8643,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5984,6 +8666,12 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6006,6 +8694,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6023,6 +8715,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6044,6 +8742,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6064,6 +8768,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6084,6 +8792,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6107,6 +8821,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6180,6 +8898,14 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_meig != NULL)
+            memset(h_meig, 0, sizeof *h_meig);
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6209,6 +8935,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig64 != NULL)
+            memset(meig64, 0, sizeof *meig64);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6293,6 +9025,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6323,6 +9061,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6350,6 +9092,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6381,6 +9129,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_err_sigma != NULL)
+            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6411,6 +9165,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6444,6 +9204,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6468,6 +9232,12 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6510,6 +9280,10 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (file != NULL)
+            memset(file, 0, sizeof *file);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6549,6 +9323,10 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6575,6 +9353,10 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6590,6 +9372,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrEndPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (issym != NULL)
+            memset(issym, 0, sizeof *issym);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6609,6 +9395,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6628,6 +9420,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6647,6 +9445,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6666,6 +9470,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6685,6 +9495,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6704,6 +9520,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6723,6 +9545,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6742,6 +9570,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6761,6 +9595,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6780,6 +9620,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6799,6 +9645,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6818,6 +9670,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6837,6 +9695,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6856,6 +9720,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6875,6 +9745,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6894,6 +9770,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6913,6 +9795,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6932,6 +9820,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6951,6 +9845,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6970,6 +9870,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6991,6 +9897,16 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7012,6 +9928,16 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7033,6 +9959,16 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7054,6 +9990,16 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7074,6 +10020,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7094,6 +10046,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7114,6 +10072,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7134,6 +10098,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7154,6 +10124,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7174,6 +10150,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7194,6 +10176,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7214,6 +10202,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7231,6 +10225,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7248,6 +10246,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7265,6 +10267,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7282,6 +10288,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7296,6 +10306,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7310,6 +10324,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7324,6 +10342,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7339,6 +10361,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7355,6 +10381,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7371,6 +10403,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7387,6 +10425,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7403,6 +10447,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7420,6 +10470,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&p, sizeof(const int *));
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7438,6 +10492,14 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (map != NULL)
+            memset(map, 0, sizeof *map);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7446,6 +10508,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7488,6 +10554,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7507,6 +10579,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7526,6 +10604,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7545,6 +10629,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7565,6 +10655,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7585,6 +10679,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7605,6 +10703,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7625,6 +10727,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7633,6 +10739,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7672,6 +10782,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7689,6 +10805,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7706,6 +10828,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7723,6 +10851,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7802,6 +10936,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7813,6 +10951,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7824,6 +10966,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7835,6 +10981,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7848,6 +10998,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7861,6 +11015,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7874,6 +11032,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7887,6 +11049,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7898,6 +11064,12 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzLRef != NULL)
+            memset(nnzLRef, 0, sizeof *nnzLRef);
+        if (nnzURef != NULL)
+            memset(nnzURef, 0, sizeof *nnzURef);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7918,6 +11090,24 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7938,6 +11128,24 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7958,6 +11166,24 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7978,6 +11204,24 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7986,6 +11230,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8027,6 +11275,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8045,6 +11299,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8063,6 +11323,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8081,6 +11347,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8164,6 +11436,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8179,6 +11457,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8194,6 +11478,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8209,6 +11499,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8220,6 +11516,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8231,6 +11531,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8242,6 +11546,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8253,6 +11561,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8267,6 +11579,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8281,6 +11599,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8295,6 +11619,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8309,6 +11639,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8342,6 +11678,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8360,6 +11702,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8378,6 +11726,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8396,6 +11750,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8479,6 +11839,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8494,6 +11860,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8509,6 +11881,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8524,6 +11902,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8535,6 +11919,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8546,6 +11934,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8557,6 +11949,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8568,6 +11964,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8582,6 +11982,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8596,6 +12002,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8610,6 +12022,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8624,6 +12042,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8632,6 +12056,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8671,6 +12099,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8688,6 +12122,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8705,6 +12145,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8722,6 +12168,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8797,6 +12249,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8808,6 +12264,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8819,6 +12279,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8830,6 +12294,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8843,6 +12311,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8856,6 +12328,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8869,6 +12345,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8882,6 +12362,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8890,6 +12374,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8929,6 +12417,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8946,6 +12440,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8963,6 +12463,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8980,6 +12486,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9055,6 +12567,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9066,6 +12582,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9077,6 +12597,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9088,6 +12612,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9101,6 +12629,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9114,6 +12646,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9127,6 +12663,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9140,6 +12680,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9150,6 +12694,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9160,6 +12708,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9170,6 +12722,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9180,6 +12736,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9188,6 +12748,10 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9206,6 +12770,12 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9236,6 +12806,12 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (zero != NULL)
+            memset(zero, 0, sizeof *zero);
+        if (boost != NULL)
+            memset(boost, 0, sizeof *boost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9245,6 +12821,10 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (report != NULL)
+            memset(report, 0, sizeof *report);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9265,6 +12845,12 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (factAlg != NULL)
+            memset(factAlg, 0, sizeof *factAlg);
+        if (solveAlg != NULL)
+            memset(solveAlg, 0, sizeof *solveAlg);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9274,6 +12860,10 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fastMode != NULL)
+            memset(fastMode, 0, sizeof *fastMode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9306,6 +12896,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA != NULL)
+            memset(h_csrValA, 0, sizeof *h_csrValA);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9329,6 +12943,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9344,6 +12982,18 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9372,6 +13022,16 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mp, sizeof(int **));
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzM != NULL)
+            memset(nnzM, 0, sizeof *nnzM);
+        if (Mp != NULL)
+            memset(Mp, 0, sizeof *Mp);
+        if (Mi != NULL)
+            memset(Mi, 0, sizeof *Mi);
+        if (Mx != NULL)
+            memset(Mx, 0, sizeof *Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9384,6 +13044,16 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mp, sizeof(int **));
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzM != NULL)
+            memset(h_nnzM, 0, sizeof *h_nnzM);
+        if (h_Mp != NULL)
+            memset(h_Mp, 0, sizeof *h_Mp);
+        if (h_Mi != NULL)
+            memset(h_Mi, 0, sizeof *h_Mi);
+        if (h_Mx != NULL)
+            memset(h_Mx, 0, sizeof *h_Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9400,6 +13070,24 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrRowPtrU, sizeof(int **));
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzL != NULL)
+            memset(h_nnzL, 0, sizeof *h_nnzL);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_nnzU != NULL)
+            memset(h_nnzU, 0, sizeof *h_nnzU);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9415,6 +13103,16 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF != NULL)
+            memset(XF, 0, sizeof *XF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9439,6 +13137,30 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA_array != NULL)
+            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9455,6 +13177,18 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA_array != NULL)
+            memset(csrValA_array, 0, sizeof *csrValA_array);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9486,6 +13220,16 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF_array != NULL)
+            memset(XF_array, 0, sizeof *XF_array);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9495,5 +13239,9 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

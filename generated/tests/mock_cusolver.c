@@ -25,6 +25,10 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
@@ -37,6 +41,10 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -45,6 +53,10 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -71,6 +83,10 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -89,6 +105,10 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
     cubind_mock_begin("cusolverDnGetDeterministicMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -107,6 +127,10 @@ MOCK_API cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusol
     cubind_mock_begin("cusolverDnGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverMathMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -125,6 +149,10 @@ MOCK_API cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t hand
     cubind_mock_begin("cusolverDnGetEmulationStrategy", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&strategy, sizeof(cudaEmulationStrategy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (strategy != NULL)
+            memset(strategy, 0, sizeof *strategy);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -133,6 +161,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 {
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_ptr != NULL)
+            memset(params_ptr, 0, sizeof *params_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -223,6 +255,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -255,6 +291,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 {
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infos_ptr != NULL)
+            memset(infos_ptr, 0, sizeof *infos_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -264,6 +304,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -273,6 +317,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (outer_niters != NULL)
+            memset(outer_niters, 0, sizeof *outer_niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -290,6 +338,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual_history != NULL)
+            memset(residual_history, 0, sizeof *residual_history);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -299,6 +351,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxiters != NULL)
+            memset(maxiters, 0, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -320,6 +376,20 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -341,6 +411,20 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -362,6 +446,20 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -383,6 +481,20 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -404,6 +516,20 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -425,6 +551,20 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -446,6 +586,20 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -467,6 +621,20 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -488,6 +656,20 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -509,6 +691,20 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -530,6 +726,20 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -551,6 +761,20 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -572,6 +796,20 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -593,6 +831,20 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -614,6 +866,20 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -635,6 +901,20 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -656,6 +936,20 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -677,6 +971,20 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -696,6 +1004,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -715,6 +1035,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -734,6 +1066,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -753,6 +1097,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -772,6 +1128,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -791,6 +1159,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -810,6 +1190,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -829,6 +1221,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -848,6 +1252,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -867,6 +1283,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -886,6 +1314,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -905,6 +1345,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -924,6 +1376,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -943,6 +1407,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -962,6 +1438,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -981,6 +1469,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1000,6 +1500,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1019,6 +1531,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dipiv != NULL)
+            memset(dipiv, 0, sizeof *dipiv);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1040,6 +1564,18 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1061,6 +1597,18 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1082,6 +1630,18 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1103,6 +1663,18 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1124,6 +1696,18 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1145,6 +1729,18 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1166,6 +1762,18 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1187,6 +1795,18 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1208,6 +1828,18 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1229,6 +1861,18 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1250,6 +1894,18 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1271,6 +1927,18 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1292,6 +1960,18 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1313,6 +1993,18 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1334,6 +2026,18 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1355,6 +2059,18 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1376,6 +2092,18 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1397,6 +2125,18 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (iter != NULL)
+            memset(iter, 0, sizeof *iter);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1416,6 +2156,16 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1435,6 +2185,16 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1454,6 +2214,16 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1473,6 +2243,16 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1492,6 +2272,16 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1511,6 +2301,16 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1530,6 +2330,16 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1549,6 +2359,16 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1568,6 +2388,16 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1587,6 +2417,16 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1606,6 +2446,16 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1625,6 +2475,16 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1644,6 +2504,16 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1663,6 +2533,16 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1682,6 +2562,16 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1701,6 +2591,16 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1720,6 +2620,16 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1739,6 +2649,16 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dA != NULL)
+            memset(dA, 0, sizeof *dA);
+        if (dB != NULL)
+            memset(dB, 0, sizeof *dB);
+        if (dX != NULL)
+            memset(dX, 0, sizeof *dX);
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1761,6 +2681,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1773,6 +2699,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1796,6 +2726,12 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (niters != NULL)
+            memset(niters, 0, sizeof *niters);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1809,6 +2745,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork_bytes != NULL)
+            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1822,6 +2762,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1835,6 +2781,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1848,6 +2800,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1861,6 +2819,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1876,6 +2840,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1891,6 +2863,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1906,6 +2886,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1921,6 +2909,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1937,6 +2933,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1953,6 +2955,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1969,6 +2977,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1985,6 +2999,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1999,6 +3019,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2013,6 +3039,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2027,6 +3059,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2041,6 +3079,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Aarray != NULL)
+            memset(Aarray, 0, sizeof *Aarray);
+        if (infoArray != NULL)
+            memset(infoArray, 0, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2058,6 +3102,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2075,6 +3127,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2092,6 +3152,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2109,6 +3177,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2122,6 +3198,12 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2135,6 +3217,12 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2148,6 +3236,12 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2161,6 +3255,12 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2176,6 +3276,14 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2191,6 +3299,14 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2206,6 +3322,14 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2221,6 +3345,14 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2237,6 +3369,12 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2256,6 +3394,10 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2269,6 +3411,12 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2282,6 +3430,12 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2295,6 +3449,12 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2308,6 +3468,12 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2323,6 +3489,14 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2338,6 +3512,14 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2353,6 +3535,14 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2368,6 +3558,14 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2381,6 +3579,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2394,6 +3598,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2407,6 +3617,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2420,6 +3636,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2435,6 +3657,16 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2450,6 +3682,16 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2465,6 +3707,16 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2480,6 +3732,16 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devIpiv != NULL)
+            memset(devIpiv, 0, sizeof *devIpiv);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2495,6 +3757,10 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2510,6 +3776,10 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2525,6 +3795,10 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2540,6 +3814,10 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2557,6 +3835,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2574,6 +3858,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2591,6 +3881,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2608,6 +3904,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2621,6 +3923,12 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2634,6 +3942,12 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2647,6 +3961,12 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2660,6 +3980,12 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2676,6 +4002,16 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2692,6 +4028,16 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2708,6 +4054,16 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2724,6 +4080,16 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (TAU != NULL)
+            memset(TAU, 0, sizeof *TAU);
+        if (Workspace != NULL)
+            memset(Workspace, 0, sizeof *Workspace);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2739,6 +4105,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2754,6 +4124,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2769,6 +4143,10 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2784,6 +4162,10 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2801,6 +4183,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2818,6 +4208,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2835,6 +4233,14 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2852,6 +4258,14 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2871,6 +4285,10 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2890,6 +4308,10 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2909,6 +4331,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2928,6 +4354,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2949,6 +4379,14 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2970,6 +4408,14 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2991,6 +4437,14 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3012,6 +4466,14 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3024,6 +4486,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3036,6 +4504,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3048,6 +4522,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3060,6 +4540,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3076,6 +4562,16 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3092,6 +4588,16 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3108,6 +4614,16 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3124,6 +4640,16 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3144,6 +4670,12 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3167,6 +4699,10 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3181,6 +4717,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3195,6 +4737,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3209,6 +4757,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3223,6 +4777,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3239,6 +4799,14 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3255,6 +4823,14 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3271,6 +4847,14 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3287,6 +4871,14 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3298,6 +4890,10 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3309,6 +4905,10 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3320,6 +4920,10 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3331,6 +4935,10 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (Lwork != NULL)
+            memset(Lwork, 0, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3350,6 +4958,22 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3369,6 +4993,22 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3388,6 +5028,22 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3407,6 +5063,22 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (D != NULL)
+            memset(D, 0, sizeof *D);
+        if (E != NULL)
+            memset(E, 0, sizeof *E);
+        if (TAUQ != NULL)
+            memset(TAUQ, 0, sizeof *TAUQ);
+        if (TAUP != NULL)
+            memset(TAUP, 0, sizeof *TAUP);
+        if (Work != NULL)
+            memset(Work, 0, sizeof *Work);
+        if (devInfo != NULL)
+            memset(devInfo, 0, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3423,6 +5095,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3439,6 +5115,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3455,6 +5135,10 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3471,6 +5155,10 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3489,6 +5177,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3507,6 +5203,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3525,6 +5229,14 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3543,6 +5255,14 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3559,6 +5279,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3575,6 +5299,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3591,6 +5319,10 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3607,6 +5339,10 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3625,6 +5361,20 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3643,6 +5393,20 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3661,6 +5425,20 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3679,6 +5457,20 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (e != NULL)
+            memset(e, 0, sizeof *e);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3693,6 +5485,10 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3707,6 +5503,10 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3721,6 +5521,10 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3735,6 +5539,10 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3751,6 +5559,14 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3767,6 +5583,14 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3783,6 +5607,14 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3799,6 +5631,14 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3818,6 +5658,10 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3837,6 +5681,10 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3856,6 +5704,10 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3875,6 +5727,10 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3896,6 +5752,18 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3917,6 +5785,18 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3938,6 +5818,18 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3959,6 +5851,18 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (tau != NULL)
+            memset(tau, 0, sizeof *tau);
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3970,6 +5874,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3981,6 +5889,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3992,6 +5904,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4003,6 +5919,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4026,6 +5946,22 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4049,6 +5985,22 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4072,6 +6024,22 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4095,6 +6063,22 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (VT != NULL)
+            memset(VT, 0, sizeof *VT);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (rwork != NULL)
+            memset(rwork, 0, sizeof *rwork);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4110,6 +6094,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4125,6 +6113,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4140,6 +6132,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4155,6 +6151,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4172,6 +6172,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4189,6 +6199,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4206,6 +6226,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4223,6 +6253,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4244,6 +6284,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4265,6 +6311,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4286,6 +6338,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4307,6 +6365,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4330,6 +6394,18 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4353,6 +6429,18 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4376,6 +6464,18 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4399,6 +6499,18 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4423,6 +6535,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4447,6 +6565,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4471,6 +6595,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4495,6 +6625,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4521,6 +6657,20 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4547,6 +6697,20 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4573,6 +6737,20 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4599,6 +6777,20 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (meig != NULL)
+            memset(meig, 0, sizeof *meig);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4617,6 +6809,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4635,6 +6831,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4653,6 +6853,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4671,6 +6875,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4691,6 +6899,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4711,6 +6931,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4731,6 +6963,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4751,6 +6995,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4759,6 +7015,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4804,6 +7064,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4814,6 +7078,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4831,6 +7099,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4848,6 +7120,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4865,6 +7141,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4882,6 +7162,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4901,6 +7185,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4920,6 +7214,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4939,6 +7243,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4958,6 +7272,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4974,6 +7298,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4990,6 +7318,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5006,6 +7338,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5022,6 +7358,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5040,6 +7380,16 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5058,6 +7408,16 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5076,6 +7436,16 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5094,6 +7464,16 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5113,6 +7493,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5132,6 +7516,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5151,6 +7539,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5170,6 +7562,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5191,6 +7587,18 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5212,6 +7620,18 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5233,6 +7653,18 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5254,6 +7686,18 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+        if (W != NULL)
+            memset(W, 0, sizeof *W);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5262,6 +7706,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5307,6 +7755,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (residual != NULL)
+            memset(residual, 0, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5317,6 +7769,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (executed_sweeps != NULL)
+            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5338,6 +7794,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5359,6 +7819,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5380,6 +7844,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5401,6 +7869,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5424,6 +7896,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5447,6 +7933,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5470,6 +7970,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5493,6 +8007,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5514,6 +8042,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5535,6 +8067,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5556,6 +8092,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5577,6 +8117,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5600,6 +8144,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5623,6 +8181,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5646,6 +8218,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5669,6 +8255,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (A != NULL)
+            memset(A, 0, sizeof *A);
+        if (S != NULL)
+            memset(S, 0, sizeof *S);
+        if (U != NULL)
+            memset(U, 0, sizeof *U);
+        if (V != NULL)
+            memset(V, 0, sizeof *V);
+        if (work != NULL)
+            memset(work, 0, sizeof *work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5694,6 +8294,10 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5719,6 +8323,10 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5744,6 +8352,10 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5769,6 +8381,10 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5797,6 +8413,20 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5825,6 +8455,20 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5853,6 +8497,20 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5881,6 +8539,20 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_S != NULL)
+            memset(d_S, 0, sizeof *d_S);
+        if (d_U != NULL)
+            memset(d_U, 0, sizeof *d_U);
+        if (d_V != NULL)
+            memset(d_V, 0, sizeof *d_V);
+        if (d_work != NULL)
+            memset(d_work, 0, sizeof *d_work);
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_R_nrmF != NULL)
+            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5889,6 +8561,10 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params != NULL)
+            memset(params, 0, sizeof *params);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5924,6 +8600,12 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5944,6 +8626,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5963,6 +8649,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5982,6 +8672,12 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6004,6 +8700,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6021,6 +8721,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6042,6 +8748,12 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ipiv != NULL)
+            memset(ipiv, 0, sizeof *ipiv);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6062,6 +8774,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6082,6 +8798,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6105,6 +8827,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6126,6 +8852,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t h
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     cubind_mock_arg(&batchSize, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6150,6 +8882,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cuso
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6176,6 +8912,14 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_meig != NULL)
+            memset(h_meig, 0, sizeof *h_meig);
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6205,6 +8949,12 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (meig64 != NULL)
+            memset(meig64, 0, sizeof *meig64);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6231,6 +8981,12 @@ MOCK_API cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6260,6 +9016,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnP
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6287,6 +9047,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6317,6 +9083,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6344,6 +9114,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6375,6 +9151,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+        if (h_err_sigma != NULL)
+            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6405,6 +9187,12 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6438,6 +9226,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (d_info != NULL)
+            memset(d_info, 0, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6462,6 +9254,12 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (workspaceInBytesOnDevice != NULL)
+            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
+        if (workspaceInBytesOnHost != NULL)
+            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6504,6 +9302,10 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (file != NULL)
+            memset(file, 0, sizeof *file);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6543,6 +9345,10 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6569,6 +9375,10 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6584,6 +9394,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrEndPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (issym != NULL)
+            memset(issym, 0, sizeof *issym);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6603,6 +9417,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6622,6 +9442,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6641,6 +9467,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6660,6 +9492,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6679,6 +9517,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6698,6 +9542,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6717,6 +9567,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6736,6 +9592,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6755,6 +9617,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6774,6 +9642,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6793,6 +9667,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6812,6 +9692,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6831,6 +9717,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6850,6 +9742,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6869,6 +9767,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6888,6 +9792,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6907,6 +9817,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6926,6 +9842,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6945,6 +9867,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6964,6 +9892,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (singularity != NULL)
+            memset(singularity, 0, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6985,6 +9919,16 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7006,6 +9950,16 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7027,6 +9981,16 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7048,6 +10012,16 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rankA != NULL)
+            memset(rankA, 0, sizeof *rankA);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+        if (min_norm != NULL)
+            memset(min_norm, 0, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7068,6 +10042,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7088,6 +10068,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7108,6 +10094,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7128,6 +10120,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7148,6 +10146,12 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7168,6 +10172,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7188,6 +10198,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7208,6 +10224,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mu != NULL)
+            memset(mu, 0, sizeof *mu);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7225,6 +10247,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7242,6 +10268,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7259,6 +10289,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7276,6 +10310,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_eigs != NULL)
+            memset(num_eigs, 0, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7290,6 +10328,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7304,6 +10346,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7318,6 +10364,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7333,6 +10383,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7349,6 +10403,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7365,6 +10425,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7381,6 +10447,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7397,6 +10469,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (numnz != NULL)
+            memset(numnz, 0, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7414,6 +10492,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&p, sizeof(const int *));
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7432,6 +10514,14 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (map != NULL)
+            memset(map, 0, sizeof *map);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7440,6 +10530,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7482,6 +10576,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7501,6 +10601,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7520,6 +10626,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7539,6 +10651,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7559,6 +10677,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7579,6 +10701,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7599,6 +10725,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7619,6 +10749,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7627,6 +10761,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7666,6 +10804,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7683,6 +10827,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7700,6 +10850,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7717,6 +10873,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7796,6 +10958,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7807,6 +10973,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7818,6 +10988,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7829,6 +11003,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7842,6 +11020,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7855,6 +11037,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7868,6 +11054,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7881,6 +11071,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7892,6 +11086,12 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzLRef != NULL)
+            memset(nnzLRef, 0, sizeof *nnzLRef);
+        if (nnzURef != NULL)
+            memset(nnzURef, 0, sizeof *nnzURef);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7912,6 +11112,24 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7932,6 +11150,24 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7952,6 +11188,24 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7972,6 +11226,24 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7980,6 +11252,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8021,6 +11297,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8039,6 +11321,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8057,6 +11345,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8075,6 +11369,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8158,6 +11458,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8173,6 +11479,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8188,6 +11500,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8203,6 +11521,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8214,6 +11538,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8225,6 +11553,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8236,6 +11568,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8247,6 +11583,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8261,6 +11601,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8275,6 +11621,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8289,6 +11641,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8303,6 +11661,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8336,6 +11700,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8354,6 +11724,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8372,6 +11748,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8390,6 +11772,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8473,6 +11861,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8488,6 +11882,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8503,6 +11903,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8518,6 +11924,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8529,6 +11941,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8540,6 +11956,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8551,6 +11971,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8562,6 +11986,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8576,6 +12004,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8590,6 +12024,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8604,6 +12044,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8618,6 +12064,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (b != NULL)
+            memset(b, 0, sizeof *b);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8626,6 +12078,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8665,6 +12121,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8682,6 +12144,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8699,6 +12167,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8716,6 +12190,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8791,6 +12271,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8802,6 +12286,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8813,6 +12301,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8824,6 +12316,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8837,6 +12333,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8850,6 +12350,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8863,6 +12367,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8876,6 +12384,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8884,6 +12396,10 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8923,6 +12439,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8940,6 +12462,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8957,6 +12485,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8974,6 +12508,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (internalDataInBytes != NULL)
+            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
+        if (workspaceInBytes != NULL)
+            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9049,6 +12589,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9060,6 +12604,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9071,6 +12619,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9082,6 +12634,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9095,6 +12651,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9108,6 +12668,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9121,6 +12685,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9134,6 +12702,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9144,6 +12716,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9154,6 +12730,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9164,6 +12744,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9174,6 +12758,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9182,6 +12770,10 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9200,6 +12792,12 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+        if (diag != NULL)
+            memset(diag, 0, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9230,6 +12828,12 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (zero != NULL)
+            memset(zero, 0, sizeof *zero);
+        if (boost != NULL)
+            memset(boost, 0, sizeof *boost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9239,6 +12843,10 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (report != NULL)
+            memset(report, 0, sizeof *report);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9259,6 +12867,12 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (factAlg != NULL)
+            memset(factAlg, 0, sizeof *factAlg);
+        if (solveAlg != NULL)
+            memset(solveAlg, 0, sizeof *solveAlg);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9268,6 +12882,10 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fastMode != NULL)
+            memset(fastMode, 0, sizeof *fastMode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9300,6 +12918,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA != NULL)
+            memset(h_csrValA, 0, sizeof *h_csrValA);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9323,6 +12965,30 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (csrRowPtrL != NULL)
+            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
+        if (csrColIndL != NULL)
+            memset(csrColIndL, 0, sizeof *csrColIndL);
+        if (csrValL != NULL)
+            memset(csrValL, 0, sizeof *csrValL);
+        if (csrRowPtrU != NULL)
+            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
+        if (csrColIndU != NULL)
+            memset(csrColIndU, 0, sizeof *csrColIndU);
+        if (csrValU != NULL)
+            memset(csrValU, 0, sizeof *csrValU);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9338,6 +13004,18 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA != NULL)
+            memset(csrValA, 0, sizeof *csrValA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9366,6 +13044,16 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mp, sizeof(int **));
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzM != NULL)
+            memset(nnzM, 0, sizeof *nnzM);
+        if (Mp != NULL)
+            memset(Mp, 0, sizeof *Mp);
+        if (Mi != NULL)
+            memset(Mi, 0, sizeof *Mi);
+        if (Mx != NULL)
+            memset(Mx, 0, sizeof *Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9378,6 +13066,16 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mp, sizeof(int **));
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzM != NULL)
+            memset(h_nnzM, 0, sizeof *h_nnzM);
+        if (h_Mp != NULL)
+            memset(h_Mp, 0, sizeof *h_Mp);
+        if (h_Mi != NULL)
+            memset(h_Mi, 0, sizeof *h_Mi);
+        if (h_Mx != NULL)
+            memset(h_Mx, 0, sizeof *h_Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9394,6 +13092,24 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrRowPtrU, sizeof(int **));
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_nnzL != NULL)
+            memset(h_nnzL, 0, sizeof *h_nnzL);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_nnzU != NULL)
+            memset(h_nnzU, 0, sizeof *h_nnzU);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9409,6 +13125,16 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF != NULL)
+            memset(XF, 0, sizeof *XF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9433,6 +13159,30 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (h_csrRowPtrA != NULL)
+            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
+        if (h_csrColIndA != NULL)
+            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
+        if (h_csrValA_array != NULL)
+            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
+        if (h_csrRowPtrL != NULL)
+            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
+        if (h_csrColIndL != NULL)
+            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
+        if (h_csrValL != NULL)
+            memset(h_csrValL, 0, sizeof *h_csrValL);
+        if (h_csrRowPtrU != NULL)
+            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
+        if (h_csrColIndU != NULL)
+            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
+        if (h_csrValU != NULL)
+            memset(h_csrValU, 0, sizeof *h_csrValU);
+        if (h_P != NULL)
+            memset(h_P, 0, sizeof *h_P);
+        if (h_Q != NULL)
+            memset(h_Q, 0, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9449,6 +13199,18 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrA != NULL)
+            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (csrValA_array != NULL)
+            memset(csrValA_array, 0, sizeof *csrValA_array);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9480,6 +13242,16 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+        if (Q != NULL)
+            memset(Q, 0, sizeof *Q);
+        if (Temp != NULL)
+            memset(Temp, 0, sizeof *Temp);
+        if (XF_array != NULL)
+            memset(XF_array, 0, sizeof *XF_array);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9489,5 +13261,9 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -19,6 +19,10 @@ MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     cubind_mock_begin("cusolverMgCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -37,6 +41,10 @@ MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int 
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceId != NULL)
+            memset(deviceId, 0, sizeof *deviceId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -49,6 +57,10 @@ MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int3
     cubind_mock_arg(&numColDevices, sizeof(int32_t));
     cubind_mock_arg(&deviceId, sizeof(const int32_t *));
     cubind_mock_arg(&mapping, sizeof(cusolverMgGridMapping_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (grid != NULL)
+            memset(grid, 0, sizeof *grid);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -71,6 +83,10 @@ MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc
     cubind_mock_arg(&colBlockSize, sizeof(int64_t));
     cubind_mock_arg(&dataType, sizeof(cudaDataType));
     cubind_mock_arg(&grid, sizeof(const cudaLibMgGrid_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (desc != NULL)
+            memset(desc, 0, sizeof *desc);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -98,6 +114,12 @@ MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&dataTypeW, sizeof(cudaDataType));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +141,14 @@ MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEig
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -136,6 +166,14 @@ MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&array_d_IPIV, sizeof(int **));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_IPIV != NULL)
+            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -155,6 +193,16 @@ MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int 
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_IPIV != NULL)
+            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -177,6 +225,16 @@ MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_IPIV != NULL)
+            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
+        if (array_d_B != NULL)
+            memset(array_d_B, 0, sizeof *array_d_B);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -201,6 +259,18 @@ MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOpera
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_IPIV != NULL)
+            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
+        if (array_d_B != NULL)
+            memset(array_d_B, 0, sizeof *array_d_B);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -217,6 +287,12 @@ MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -235,6 +311,14 @@ MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (h_info != NULL)
+            memset(h_info, 0, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +340,14 @@ MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_B != NULL)
+            memset(array_d_B, 0, sizeof *array_d_B);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -279,6 +371,16 @@ MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_B != NULL)
+            memset(array_d_B, 0, sizeof *array_d_B);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (h_info != NULL)
+            memset(h_info, 0, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -295,6 +397,12 @@ MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (lwork != NULL)
+            memset(lwork, 0, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -313,5 +421,13 @@ MOCK_API cusolverStatus_t cusolverMgPotri(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array_d_A != NULL)
+            memset(array_d_A, 0, sizeof *array_d_A);
+        if (array_d_work != NULL)
+            memset(array_d_work, 0, sizeof *array_d_work);
+        if (h_info != NULL)
+            memset(h_info, 0, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

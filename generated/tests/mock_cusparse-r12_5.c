@@ -19,6 +19,10 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -36,6 +40,10 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_begin("cusparseGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -44,6 +52,10 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusparseGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
         return (cusparseStatus_t)cubind_mock_version((int)type, value);
@@ -81,6 +93,10 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_begin("cusparseGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -90,6 +106,10 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_begin("cusparseGetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -115,6 +135,10 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (file != NULL)
+            memset(file, 0, sizeof *file);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -154,6 +178,10 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descrA != NULL)
+            memset(descrA, 0, sizeof *descrA);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -238,6 +266,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -254,6 +286,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -270,6 +306,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -286,6 +326,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -302,6 +346,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -318,6 +366,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -334,6 +386,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -350,6 +406,10 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -366,6 +426,10 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 {
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -395,6 +459,10 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -408,6 +476,10 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -429,6 +501,10 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -442,6 +518,10 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -463,6 +543,10 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -476,6 +560,10 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -497,6 +585,10 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -510,6 +602,10 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -532,6 +628,10 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -554,6 +654,10 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -576,6 +680,10 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -598,6 +706,10 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -623,6 +735,10 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -648,6 +764,10 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -673,6 +793,10 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -698,6 +822,10 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -708,6 +836,10 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -727,6 +859,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -746,6 +884,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -765,6 +909,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -784,6 +934,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -803,6 +959,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -822,6 +984,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -841,6 +1009,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -860,6 +1034,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -963,6 +1143,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -986,6 +1170,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1009,6 +1197,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1032,6 +1224,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1058,6 +1254,10 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1084,6 +1284,10 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1110,6 +1314,10 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1136,6 +1344,10 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1146,6 +1358,10 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1167,6 +1383,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1188,6 +1410,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1209,6 +1437,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1230,6 +1464,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1251,6 +1491,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1272,6 +1518,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1293,6 +1545,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1314,6 +1572,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1429,6 +1693,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1456,6 +1724,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1483,6 +1755,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1510,6 +1786,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1522,6 +1802,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1534,6 +1820,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1546,6 +1838,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1558,6 +1856,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1568,6 +1872,10 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1584,6 +1892,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1600,6 +1914,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1616,6 +1936,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1632,6 +1958,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1648,6 +1980,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1664,6 +2002,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1680,6 +2024,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1696,6 +2046,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1781,6 +2137,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1798,6 +2158,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1815,6 +2179,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1832,6 +2200,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1844,6 +2216,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1856,6 +2234,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1868,6 +2252,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2270,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1890,6 +2286,10 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1908,6 +2308,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1926,6 +2332,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1944,6 +2356,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1962,6 +2380,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1980,6 +2404,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1998,6 +2428,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2016,6 +2452,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2034,6 +2476,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2053,6 +2501,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2072,6 +2524,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2091,6 +2547,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2110,6 +2570,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2129,6 +2593,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2148,6 +2616,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2167,6 +2639,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2186,6 +2662,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2196,6 +2676,10 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2212,6 +2696,12 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2228,6 +2718,12 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2244,6 +2740,12 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2260,6 +2762,12 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2276,6 +2784,12 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2292,6 +2806,12 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2308,6 +2828,12 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2324,6 +2850,12 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2409,6 +2941,10 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2426,6 +2962,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2443,6 +2983,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2460,6 +3004,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2470,6 +3018,10 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2488,6 +3040,12 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2506,6 +3064,12 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2524,6 +3088,12 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2542,6 +3112,12 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2560,6 +3136,12 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2578,6 +3160,12 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2596,6 +3184,12 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2614,6 +3208,12 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2709,6 +3309,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2728,6 +3332,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2747,6 +3355,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2766,6 +3378,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2782,6 +3398,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2798,6 +3418,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2814,6 +3438,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2830,6 +3458,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2846,6 +3478,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2862,6 +3498,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2878,6 +3518,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2894,6 +3538,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2910,6 +3558,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2926,6 +3578,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2942,6 +3598,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2958,6 +3618,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2974,6 +3638,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2990,6 +3658,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3006,6 +3678,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3022,6 +3698,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3038,6 +3718,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3054,6 +3738,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3070,6 +3758,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3086,6 +3778,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3102,6 +3798,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3118,6 +3818,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3134,6 +3838,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3150,6 +3858,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3166,6 +3878,10 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3182,6 +3898,10 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3198,6 +3918,10 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3214,6 +3938,10 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3230,6 +3958,16 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3246,6 +3984,16 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3262,6 +4010,16 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3278,6 +4036,16 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3296,6 +4064,10 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3314,6 +4086,10 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3332,6 +4108,10 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3350,6 +4130,10 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3368,6 +4152,20 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3386,6 +4184,20 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3404,6 +4216,20 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3422,6 +4248,20 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3449,6 +4289,10 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3476,6 +4320,10 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3503,6 +4351,10 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3530,6 +4382,10 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3552,6 +4408,12 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3579,6 +4441,14 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3606,6 +4476,14 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3633,6 +4511,14 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3660,6 +4546,14 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3679,6 +4573,14 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3698,6 +4600,14 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3717,6 +4627,14 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3736,6 +4654,14 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3752,6 +4678,12 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3768,6 +4700,12 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3784,6 +4722,12 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3800,6 +4744,12 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3815,6 +4765,12 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3830,6 +4786,12 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3845,6 +4807,12 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3860,6 +4828,12 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3880,6 +4854,14 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3900,6 +4882,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3920,6 +4910,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3940,6 +4938,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3953,6 +4959,10 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtr != NULL)
+            memset(csrSortedRowPtr, 0, sizeof *csrSortedRowPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3966,6 +4976,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3984,6 +4998,12 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4004,6 +5024,14 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(float *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4024,6 +5052,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(double *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4044,6 +5080,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4064,6 +5108,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4084,6 +5136,14 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4104,6 +5164,14 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4124,6 +5192,14 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4144,6 +5220,14 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4161,6 +5245,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4178,6 +5266,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4195,6 +5287,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4212,6 +5308,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4229,6 +5329,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4246,6 +5350,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4263,6 +5371,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4280,6 +5392,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4302,6 +5418,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4324,6 +5448,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4346,6 +5478,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4368,6 +5508,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4387,6 +5535,12 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4408,6 +5562,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4429,6 +5591,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4450,6 +5620,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4471,6 +5649,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4489,6 +5675,10 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4507,6 +5697,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4525,6 +5719,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4543,6 +5741,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4561,6 +5763,10 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4579,6 +5785,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4597,6 +5807,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4615,6 +5829,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4635,6 +5853,12 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4657,6 +5881,14 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4679,6 +5911,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4701,6 +5941,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4723,6 +5971,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4744,6 +6000,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4765,6 +6025,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4786,6 +6050,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4807,6 +6075,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4828,6 +6100,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4849,6 +6125,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4870,6 +6150,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4891,6 +6175,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4914,6 +6202,12 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4939,6 +6233,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4964,6 +6266,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4989,6 +6299,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5014,6 +6332,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5024,6 +6350,10 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5038,6 +6368,10 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooRowsA, sizeof(const int *));
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5053,6 +6387,14 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowsA != NULL)
+            memset(cooRowsA, 0, sizeof *cooRowsA);
+        if (cooColsA != NULL)
+            memset(cooColsA, 0, sizeof *cooColsA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5068,6 +6410,14 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowsA != NULL)
+            memset(cooRowsA, 0, sizeof *cooRowsA);
+        if (cooColsA != NULL)
+            memset(cooColsA, 0, sizeof *cooColsA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5082,6 +6432,10 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5098,6 +6452,12 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&csrColIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5112,6 +6472,10 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscColPtrA, sizeof(const int *));
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5128,6 +6492,12 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&cscRowIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscRowIndA != NULL)
+            memset(cscRowIndA, 0, sizeof *cscRowIndA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5144,6 +6514,14 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5160,6 +6538,14 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5176,6 +6562,14 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5192,6 +6586,14 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5209,6 +6611,12 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5226,6 +6634,12 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5243,6 +6657,12 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5260,6 +6680,12 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5277,6 +6703,12 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5294,6 +6726,12 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5311,6 +6749,12 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5328,6 +6772,12 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5346,6 +6796,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5364,6 +6818,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5381,6 +6839,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5398,6 +6862,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5416,6 +6886,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5434,6 +6910,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5455,6 +6937,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5476,6 +6962,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5496,6 +6986,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5516,6 +7012,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5537,6 +7039,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5558,6 +7066,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5577,6 +7091,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5596,6 +7114,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5614,6 +7136,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5632,6 +7160,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5651,6 +7185,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5670,6 +7210,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5692,6 +7238,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5714,6 +7264,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5735,6 +7289,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5756,6 +7316,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5778,6 +7344,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5800,6 +7372,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5822,6 +7400,12 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscColPtr != NULL)
+            memset(cscColPtr, 0, sizeof *cscColPtr);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5844,6 +7428,14 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscColPtr != NULL)
+            memset(cscColPtr, 0, sizeof *cscColPtr);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5859,6 +7451,10 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spVecDescr != NULL)
+            memset(spVecDescr, 0, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5874,6 +7470,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spVecDescr != NULL)
+            memset(spVecDescr, 0, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5897,6 +7497,22 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (indices != NULL)
+            memset(indices, 0, sizeof *indices);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5912,6 +7528,22 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (indices != NULL)
+            memset(indices, 0, sizeof *indices);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5921,6 +7553,10 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_begin("cusparseSpVecGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5930,6 +7566,10 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_begin("cusparseSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5939,6 +7579,10 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
     cubind_mock_begin("cusparseConstSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5959,6 +7603,10 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnVecDescr != NULL)
+            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5970,6 +7618,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnVecDescr != NULL)
+            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5989,6 +7641,14 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6000,6 +7660,14 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6009,6 +7677,10 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_begin("cusparseDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6018,6 +7690,10 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
     cubind_mock_begin("cusparseConstDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6044,6 +7720,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_begin("cusparseSpMatGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6053,6 +7733,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_begin("cusparseSpMatGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6062,6 +7746,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_begin("cusparseSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6071,6 +7759,10 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
     cubind_mock_begin("cusparseConstSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6091,6 +7783,14 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6100,6 +7800,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_begin("cusparseSpMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (batchCount != NULL)
+            memset(batchCount, 0, sizeof *batchCount);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6173,6 +7877,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6191,6 +7899,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6209,6 +7921,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6227,6 +7943,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6245,6 +7965,28 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (csrRowOffsets != NULL)
+            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (csrValues != NULL)
+            memset(csrValues, 0, sizeof *csrValues);
+        if (csrRowOffsetsType != NULL)
+            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
+        if (csrColIndType != NULL)
+            memset(csrColIndType, 0, sizeof *csrColIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6263,6 +8005,28 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (csrRowOffsets != NULL)
+            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (csrValues != NULL)
+            memset(csrValues, 0, sizeof *csrValues);
+        if (csrRowOffsetsType != NULL)
+            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
+        if (csrColIndType != NULL)
+            memset(csrColIndType, 0, sizeof *csrColIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6281,6 +8045,28 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cscColOffsets != NULL)
+            memset(cscColOffsets, 0, sizeof *cscColOffsets);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (cscValues != NULL)
+            memset(cscValues, 0, sizeof *cscValues);
+        if (cscColOffsetsType != NULL)
+            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
+        if (cscRowIndType != NULL)
+            memset(cscRowIndType, 0, sizeof *cscRowIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6299,6 +8085,28 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cscColOffsets != NULL)
+            memset(cscColOffsets, 0, sizeof *cscColOffsets);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (cscValues != NULL)
+            memset(cscValues, 0, sizeof *cscValues);
+        if (cscColOffsetsType != NULL)
+            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
+        if (cscRowIndType != NULL)
+            memset(cscRowIndType, 0, sizeof *cscRowIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6342,6 +8150,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6363,6 +8175,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6380,6 +8196,10 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6397,6 +8217,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6414,6 +8238,26 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+        if (cooColInd != NULL)
+            memset(cooColInd, 0, sizeof *cooColInd);
+        if (cooValues != NULL)
+            memset(cooValues, 0, sizeof *cooValues);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6431,6 +8275,26 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+        if (cooColInd != NULL)
+            memset(cooColInd, 0, sizeof *cooColInd);
+        if (cooValues != NULL)
+            memset(cooValues, 0, sizeof *cooValues);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6459,6 +8323,10 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6476,6 +8344,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6493,6 +8365,26 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ellBlockSize != NULL)
+            memset(ellBlockSize, 0, sizeof *ellBlockSize);
+        if (ellCols != NULL)
+            memset(ellCols, 0, sizeof *ellCols);
+        if (ellColInd != NULL)
+            memset(ellColInd, 0, sizeof *ellColInd);
+        if (ellValue != NULL)
+            memset(ellValue, 0, sizeof *ellValue);
+        if (ellIdxType != NULL)
+            memset(ellIdxType, 0, sizeof *ellIdxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6510,6 +8402,26 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ellBlockSize != NULL)
+            memset(ellBlockSize, 0, sizeof *ellBlockSize);
+        if (ellCols != NULL)
+            memset(ellCols, 0, sizeof *ellCols);
+        if (ellColInd != NULL)
+            memset(ellColInd, 0, sizeof *ellColInd);
+        if (ellValue != NULL)
+            memset(ellValue, 0, sizeof *ellValue);
+        if (ellIdxType != NULL)
+            memset(ellIdxType, 0, sizeof *ellIdxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6530,6 +8442,10 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6550,6 +8466,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6564,6 +8484,10 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnMatDescr != NULL)
+            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6578,6 +8502,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnMatDescr != NULL)
+            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6600,6 +8528,20 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ld != NULL)
+            memset(ld, 0, sizeof *ld);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+        if (order != NULL)
+            memset(order, 0, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6614,6 +8556,20 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ld != NULL)
+            memset(ld, 0, sizeof *ld);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+        if (order != NULL)
+            memset(order, 0, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6623,6 +8579,10 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_begin("cusparseDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6632,6 +8592,10 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
     cubind_mock_begin("cusparseConstDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6661,6 +8625,12 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (batchCount != NULL)
+            memset(batchCount, 0, sizeof *batchCount);
+        if (batchStride != NULL)
+            memset(batchStride, 0, sizeof *batchStride);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6719,6 +8689,10 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&result, sizeof(const void *));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6745,6 +8719,10 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6769,6 +8747,10 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6827,6 +8809,10 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6852,6 +8838,10 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6877,6 +8867,10 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSVAlg_t));
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6929,6 +8923,10 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6955,6 +8953,10 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSMAlg_t));
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7019,6 +9021,10 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7063,6 +9069,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
 {
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7091,6 +9101,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize1 != NULL)
+            memset(bufferSize1, 0, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7100,6 +9114,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
     cubind_mock_begin("cusparseSpGEMM_getNumProducts", __builtin_return_address(0));
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_prods != NULL)
+            memset(num_prods, 0, sizeof *num_prods);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7122,6 +9140,12 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
     cubind_mock_arg(&bufferSize3, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize3 != NULL)
+            memset(bufferSize3, 0, sizeof *bufferSize3);
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7142,6 +9166,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7177,6 +9205,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize1 != NULL)
+            memset(bufferSize1, 0, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7198,6 +9230,14 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+        if (bufferSize3 != NULL)
+            memset(bufferSize3, 0, sizeof *bufferSize3);
+        if (bufferSize4 != NULL)
+            memset(bufferSize4, 0, sizeof *bufferSize4);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7215,6 +9255,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize5 != NULL)
+            memset(bufferSize5, 0, sizeof *bufferSize5);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7251,6 +9295,10 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7310,6 +9358,12 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueNvvmBuffer, sizeof(const void *));
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+        if (SpMMWorkspaceSize != NULL)
+            memset(SpMMWorkspaceSize, 0, sizeof *SpMMWorkspaceSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7345,6 +9399,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7362,6 +9420,12 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7380,6 +9444,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7401,6 +9469,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7421,6 +9493,12 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7442,6 +9520,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7461,6 +9543,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7479,6 +9565,12 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7498,6 +9590,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7520,6 +9616,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7541,6 +9641,12 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7563,6 +9669,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif

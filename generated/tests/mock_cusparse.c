@@ -21,6 +21,10 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -38,6 +42,10 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_begin("cusparseGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -46,6 +54,10 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusparseGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
         return (cusparseStatus_t)cubind_mock_version((int)type, value);
@@ -83,6 +95,10 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_begin("cusparseGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -92,6 +108,10 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_begin("cusparseGetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -117,6 +137,10 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (file != NULL)
+            memset(file, 0, sizeof *file);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -156,6 +180,10 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descrA != NULL)
+            memset(descrA, 0, sizeof *descrA);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -240,6 +268,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +288,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -272,6 +308,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -288,6 +328,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -304,6 +348,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -320,6 +368,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -336,6 +388,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -352,6 +408,10 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -368,6 +428,10 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 {
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -397,6 +461,10 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -410,6 +478,10 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -431,6 +503,10 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -444,6 +520,10 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -465,6 +545,10 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -478,6 +562,10 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -499,6 +587,10 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -512,6 +604,10 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +630,10 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -556,6 +656,10 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -578,6 +682,10 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -600,6 +708,10 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -625,6 +737,10 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -650,6 +766,10 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -675,6 +795,10 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -700,6 +824,10 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (y != NULL)
+            memset(y, 0, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -710,6 +838,10 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -729,6 +861,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -748,6 +886,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -767,6 +911,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -786,6 +936,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -805,6 +961,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -824,6 +986,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -843,6 +1011,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -862,6 +1036,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValA != NULL)
+            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -965,6 +1145,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -988,6 +1172,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1011,6 +1199,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1034,6 +1226,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1060,6 +1256,10 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1086,6 +1286,10 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1112,6 +1316,10 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1138,6 +1346,10 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (C != NULL)
+            memset(C, 0, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1148,6 +1360,10 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1169,6 +1385,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1190,6 +1412,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1211,6 +1439,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1232,6 +1466,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1253,6 +1493,12 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1274,6 +1520,12 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1295,6 +1547,12 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1316,6 +1574,12 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1431,6 +1695,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1458,6 +1726,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1485,6 +1757,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1512,6 +1788,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (X != NULL)
+            memset(X, 0, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1524,6 +1804,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1536,6 +1822,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1548,6 +1840,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1560,6 +1858,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1570,6 +1874,10 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1586,6 +1894,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1602,6 +1916,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1618,6 +1938,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1634,6 +1960,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1650,6 +1982,12 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1666,6 +2004,12 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1682,6 +2026,12 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1698,6 +2048,12 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1783,6 +2139,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1800,6 +2160,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1817,6 +2181,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1834,6 +2202,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1846,6 +2218,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1858,6 +2236,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1870,6 +2254,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1882,6 +2272,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tol != NULL)
+            memset(tol, 0, sizeof *tol);
+        if (boost_val != NULL)
+            memset(boost_val, 0, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1892,6 +2288,10 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1910,6 +2310,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1928,6 +2334,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1946,6 +2358,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1964,6 +2382,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1982,6 +2406,12 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2000,6 +2430,12 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2018,6 +2454,12 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2036,6 +2478,12 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2055,6 +2503,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2074,6 +2526,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2093,6 +2549,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2112,6 +2572,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2131,6 +2595,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2150,6 +2618,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2169,6 +2641,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2188,6 +2664,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2198,6 +2678,10 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2214,6 +2698,12 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2230,6 +2720,12 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2246,6 +2742,12 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2262,6 +2764,12 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA != NULL)
+            memset(csrSortedValA, 0, sizeof *csrSortedValA);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2278,6 +2786,12 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2294,6 +2808,12 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2310,6 +2830,12 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2326,6 +2852,12 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedVal != NULL)
+            memset(csrSortedVal, 0, sizeof *csrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2411,6 +2943,10 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2428,6 +2964,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2445,6 +2985,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2462,6 +3006,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValA_valM != NULL)
+            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2472,6 +3020,10 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (position != NULL)
+            memset(position, 0, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2490,6 +3042,12 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2508,6 +3066,12 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2526,6 +3090,12 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +3114,12 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2562,6 +3138,12 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2580,6 +3162,12 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2598,6 +3186,12 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2616,6 +3210,12 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2711,6 +3311,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2730,6 +3334,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2749,6 +3357,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2768,6 +3380,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedVal != NULL)
+            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2784,6 +3400,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2800,6 +3420,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2816,6 +3440,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2832,6 +3460,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2848,6 +3480,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2864,6 +3500,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2880,6 +3520,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2896,6 +3540,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2912,6 +3560,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2928,6 +3580,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2944,6 +3600,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2960,6 +3620,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2976,6 +3640,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2992,6 +3660,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3008,6 +3680,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3024,6 +3700,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (B != NULL)
+            memset(B, 0, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3040,6 +3720,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3056,6 +3740,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3072,6 +3760,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3088,6 +3780,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeInBytes != NULL)
+            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3104,6 +3800,10 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3120,6 +3820,10 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3136,6 +3840,10 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3152,6 +3860,10 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3168,6 +3880,10 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3184,6 +3900,10 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3200,6 +3920,10 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3216,6 +3940,10 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3232,6 +3960,16 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3248,6 +3986,16 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3264,6 +4012,16 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3280,6 +4038,16 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3298,6 +4066,10 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3316,6 +4088,10 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3334,6 +4110,10 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3352,6 +4132,10 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3370,6 +4154,20 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3388,6 +4186,20 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3406,6 +4218,20 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3424,6 +4250,20 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ds != NULL)
+            memset(ds, 0, sizeof *ds);
+        if (dl != NULL)
+            memset(dl, 0, sizeof *dl);
+        if (d != NULL)
+            memset(d, 0, sizeof *d);
+        if (du != NULL)
+            memset(du, 0, sizeof *du);
+        if (dw != NULL)
+            memset(dw, 0, sizeof *dw);
+        if (x != NULL)
+            memset(x, 0, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3451,6 +4291,10 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3478,6 +4322,10 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3505,6 +4353,10 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3532,6 +4384,10 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3554,6 +4410,12 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3581,6 +4443,14 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3608,6 +4478,14 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3635,6 +4513,14 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3662,6 +4548,14 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3681,6 +4575,14 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3700,6 +4602,14 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3719,6 +4629,14 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3738,6 +4656,14 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ncolors != NULL)
+            memset(ncolors, 0, sizeof *ncolors);
+        if (coloring != NULL)
+            memset(coloring, 0, sizeof *coloring);
+        if (reordering != NULL)
+            memset(reordering, 0, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3754,6 +4680,12 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3770,6 +4702,12 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3786,6 +4724,12 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3802,6 +4746,12 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRowCol != NULL)
+            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3817,6 +4767,12 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3832,6 +4788,12 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3847,6 +4809,12 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3862,6 +4830,12 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nnzPerRow != NULL)
+            memset(nnzPerRow, 0, sizeof *nnzPerRow);
+        if (nnzC != NULL)
+            memset(nnzC, 0, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3882,6 +4856,14 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3902,6 +4884,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3922,6 +4912,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3942,6 +4940,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3955,6 +4961,10 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtr != NULL)
+            memset(csrSortedRowPtr, 0, sizeof *csrSortedRowPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3968,6 +4978,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3986,6 +5000,12 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4006,6 +5026,14 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(float *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4026,6 +5054,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(double *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4046,6 +5082,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4066,6 +5110,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4086,6 +5138,14 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4106,6 +5166,14 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4126,6 +5194,14 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4146,6 +5222,14 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4163,6 +5247,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4180,6 +5268,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4197,6 +5289,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4214,6 +5310,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4231,6 +5331,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4248,6 +5352,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4265,6 +5373,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4282,6 +5394,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4304,6 +5420,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4326,6 +5450,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4348,6 +5480,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4370,6 +5510,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bscVal != NULL)
+            memset(bscVal, 0, sizeof *bscVal);
+        if (bscRowInd != NULL)
+            memset(bscRowInd, 0, sizeof *bscRowInd);
+        if (bscColPtr != NULL)
+            memset(bscColPtr, 0, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4389,6 +5537,12 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4410,6 +5564,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4431,6 +5593,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4452,6 +5622,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4473,6 +5651,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4491,6 +5677,10 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4509,6 +5699,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4527,6 +5721,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4545,6 +5743,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4563,6 +5765,10 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4581,6 +5787,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4599,6 +5809,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4617,6 +5831,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4637,6 +5855,12 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4659,6 +5883,14 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4681,6 +5913,14 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4703,6 +5943,14 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4725,6 +5973,14 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4746,6 +6002,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4767,6 +6027,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4788,6 +6052,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4809,6 +6077,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4830,6 +6102,10 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4851,6 +6127,10 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4872,6 +6152,10 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4893,6 +6177,10 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSize != NULL)
+            memset(pBufferSize, 0, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4916,6 +6204,12 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4941,6 +6235,14 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4966,6 +6268,14 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4991,6 +6301,14 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5016,6 +6334,14 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bsrSortedValC != NULL)
+            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
+        if (bsrSortedRowPtrC != NULL)
+            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
+        if (bsrSortedColIndC != NULL)
+            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5026,6 +6352,10 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p != NULL)
+            memset(p, 0, sizeof *p);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5040,6 +6370,10 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooRowsA, sizeof(const int *));
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5055,6 +6389,14 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowsA != NULL)
+            memset(cooRowsA, 0, sizeof *cooRowsA);
+        if (cooColsA != NULL)
+            memset(cooColsA, 0, sizeof *cooColsA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5070,6 +6412,14 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cooRowsA != NULL)
+            memset(cooRowsA, 0, sizeof *cooRowsA);
+        if (cooColsA != NULL)
+            memset(cooColsA, 0, sizeof *cooColsA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5084,6 +6434,10 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5100,6 +6454,12 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&csrColIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrColIndA != NULL)
+            memset(csrColIndA, 0, sizeof *csrColIndA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5114,6 +6474,10 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscColPtrA, sizeof(const int *));
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5130,6 +6494,12 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&cscRowIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscRowIndA != NULL)
+            memset(cscRowIndA, 0, sizeof *cscRowIndA);
+        if (P != NULL)
+            memset(P, 0, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5146,6 +6516,14 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5162,6 +6540,14 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5178,6 +6564,14 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5194,6 +6588,14 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5211,6 +6613,12 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5228,6 +6636,12 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5245,6 +6659,12 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5262,6 +6682,12 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5279,6 +6705,12 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5296,6 +6728,12 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5313,6 +6751,12 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5330,6 +6774,12 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrVal != NULL)
+            memset(csrVal, 0, sizeof *csrVal);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5348,6 +6798,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5366,6 +6820,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5383,6 +6841,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5400,6 +6864,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5418,6 +6888,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5436,6 +6912,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5457,6 +6939,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5478,6 +6964,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5498,6 +6988,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5518,6 +7014,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5539,6 +7041,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +7068,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5579,6 +7093,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5598,6 +7116,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5616,6 +7138,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5634,6 +7162,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5653,6 +7187,12 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5672,6 +7212,12 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5694,6 +7240,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5716,6 +7266,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5737,6 +7291,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5758,6 +7318,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5780,6 +7346,12 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5802,6 +7374,12 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedValC != NULL)
+            memset(csrSortedValC, 0, sizeof *csrSortedValC);
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5824,6 +7402,12 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscColPtr != NULL)
+            memset(cscColPtr, 0, sizeof *cscColPtr);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5846,6 +7430,14 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cscColPtr != NULL)
+            memset(cscColPtr, 0, sizeof *cscColPtr);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5861,6 +7453,10 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spVecDescr != NULL)
+            memset(spVecDescr, 0, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5876,6 +7472,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spVecDescr != NULL)
+            memset(spVecDescr, 0, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5899,6 +7499,22 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (indices != NULL)
+            memset(indices, 0, sizeof *indices);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5914,6 +7530,22 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (indices != NULL)
+            memset(indices, 0, sizeof *indices);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5923,6 +7555,10 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_begin("cusparseSpVecGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5932,6 +7568,10 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_begin("cusparseSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5941,6 +7581,10 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
     cubind_mock_begin("cusparseConstSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5961,6 +7605,10 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnVecDescr != NULL)
+            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5972,6 +7620,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnVecDescr != NULL)
+            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5991,6 +7643,14 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6002,6 +7662,14 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6011,6 +7679,10 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_begin("cusparseDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6020,6 +7692,10 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
     cubind_mock_begin("cusparseConstDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6046,6 +7722,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_begin("cusparseSpMatGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (format != NULL)
+            memset(format, 0, sizeof *format);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6055,6 +7735,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_begin("cusparseSpMatGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6064,6 +7748,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_begin("cusparseSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6073,6 +7761,10 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
     cubind_mock_begin("cusparseConstSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6093,6 +7785,14 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6102,6 +7802,10 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_begin("cusparseSpMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (batchCount != NULL)
+            memset(batchCount, 0, sizeof *batchCount);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6175,6 +7879,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6193,6 +7901,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6211,6 +7923,10 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6229,6 +7945,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6247,6 +7967,28 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (csrRowOffsets != NULL)
+            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (csrValues != NULL)
+            memset(csrValues, 0, sizeof *csrValues);
+        if (csrRowOffsetsType != NULL)
+            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
+        if (csrColIndType != NULL)
+            memset(csrColIndType, 0, sizeof *csrColIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6265,6 +8007,28 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (csrRowOffsets != NULL)
+            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
+        if (csrColInd != NULL)
+            memset(csrColInd, 0, sizeof *csrColInd);
+        if (csrValues != NULL)
+            memset(csrValues, 0, sizeof *csrValues);
+        if (csrRowOffsetsType != NULL)
+            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
+        if (csrColIndType != NULL)
+            memset(csrColIndType, 0, sizeof *csrColIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6283,6 +8047,28 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cscColOffsets != NULL)
+            memset(cscColOffsets, 0, sizeof *cscColOffsets);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (cscValues != NULL)
+            memset(cscValues, 0, sizeof *cscValues);
+        if (cscColOffsetsType != NULL)
+            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
+        if (cscRowIndType != NULL)
+            memset(cscRowIndType, 0, sizeof *cscRowIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6301,6 +8087,28 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cscColOffsets != NULL)
+            memset(cscColOffsets, 0, sizeof *cscColOffsets);
+        if (cscRowInd != NULL)
+            memset(cscRowInd, 0, sizeof *cscRowInd);
+        if (cscValues != NULL)
+            memset(cscValues, 0, sizeof *cscValues);
+        if (cscColOffsetsType != NULL)
+            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
+        if (cscRowIndType != NULL)
+            memset(cscRowIndType, 0, sizeof *cscRowIndType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6344,6 +8152,10 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6365,6 +8177,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6382,6 +8198,10 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6399,6 +8219,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6416,6 +8240,26 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+        if (cooColInd != NULL)
+            memset(cooColInd, 0, sizeof *cooColInd);
+        if (cooValues != NULL)
+            memset(cooValues, 0, sizeof *cooValues);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6433,6 +8277,26 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (nnz != NULL)
+            memset(nnz, 0, sizeof *nnz);
+        if (cooRowInd != NULL)
+            memset(cooRowInd, 0, sizeof *cooRowInd);
+        if (cooColInd != NULL)
+            memset(cooColInd, 0, sizeof *cooColInd);
+        if (cooValues != NULL)
+            memset(cooValues, 0, sizeof *cooValues);
+        if (idxType != NULL)
+            memset(idxType, 0, sizeof *idxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6461,6 +8325,10 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6478,6 +8346,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6495,6 +8367,26 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ellBlockSize != NULL)
+            memset(ellBlockSize, 0, sizeof *ellBlockSize);
+        if (ellCols != NULL)
+            memset(ellCols, 0, sizeof *ellCols);
+        if (ellColInd != NULL)
+            memset(ellColInd, 0, sizeof *ellColInd);
+        if (ellValue != NULL)
+            memset(ellValue, 0, sizeof *ellValue);
+        if (ellIdxType != NULL)
+            memset(ellIdxType, 0, sizeof *ellIdxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6512,6 +8404,26 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ellBlockSize != NULL)
+            memset(ellBlockSize, 0, sizeof *ellBlockSize);
+        if (ellCols != NULL)
+            memset(ellCols, 0, sizeof *ellCols);
+        if (ellColInd != NULL)
+            memset(ellColInd, 0, sizeof *ellColInd);
+        if (ellValue != NULL)
+            memset(ellValue, 0, sizeof *ellValue);
+        if (ellIdxType != NULL)
+            memset(ellIdxType, 0, sizeof *ellIdxType);
+        if (idxBase != NULL)
+            memset(idxBase, 0, sizeof *idxBase);
+        if (valueType != NULL)
+            memset(valueType, 0, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6532,6 +8444,10 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6552,6 +8468,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (spMatDescr != NULL)
+            memset(spMatDescr, 0, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6566,6 +8486,10 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnMatDescr != NULL)
+            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6580,6 +8504,10 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dnMatDescr != NULL)
+            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6602,6 +8530,20 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ld != NULL)
+            memset(ld, 0, sizeof *ld);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+        if (order != NULL)
+            memset(order, 0, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6616,6 +8558,20 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rows != NULL)
+            memset(rows, 0, sizeof *rows);
+        if (cols != NULL)
+            memset(cols, 0, sizeof *cols);
+        if (ld != NULL)
+            memset(ld, 0, sizeof *ld);
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+        if (order != NULL)
+            memset(order, 0, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6625,6 +8581,10 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_begin("cusparseDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6634,6 +8594,10 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
     cubind_mock_begin("cusparseConstDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6663,6 +8627,12 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (batchCount != NULL)
+            memset(batchCount, 0, sizeof *batchCount);
+        if (batchStride != NULL)
+            memset(batchStride, 0, sizeof *batchStride);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6721,6 +8691,10 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&result, sizeof(const void *));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6747,6 +8721,10 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6771,6 +8749,10 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6829,6 +8811,10 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6854,6 +8840,10 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6879,6 +8869,10 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSVAlg_t));
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6931,6 +8925,10 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6957,6 +8955,10 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSMAlg_t));
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7021,6 +9023,10 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7065,6 +9071,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
 {
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (descr != NULL)
+            memset(descr, 0, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7093,6 +9103,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize1 != NULL)
+            memset(bufferSize1, 0, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7102,6 +9116,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
     cubind_mock_begin("cusparseSpGEMM_getNumProducts", __builtin_return_address(0));
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_prods != NULL)
+            memset(num_prods, 0, sizeof *num_prods);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7124,6 +9142,12 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
     cubind_mock_arg(&bufferSize3, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize3 != NULL)
+            memset(bufferSize3, 0, sizeof *bufferSize3);
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7144,6 +9168,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7179,6 +9207,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize1 != NULL)
+            memset(bufferSize1, 0, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7200,6 +9232,14 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize2 != NULL)
+            memset(bufferSize2, 0, sizeof *bufferSize2);
+        if (bufferSize3 != NULL)
+            memset(bufferSize3, 0, sizeof *bufferSize3);
+        if (bufferSize4 != NULL)
+            memset(bufferSize4, 0, sizeof *bufferSize4);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7217,6 +9257,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize5 != NULL)
+            memset(bufferSize5, 0, sizeof *bufferSize5);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7253,6 +9297,10 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7312,6 +9360,12 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueNvvmBuffer, sizeof(const void *));
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plan != NULL)
+            memset(plan, 0, sizeof *plan);
+        if (SpMMWorkspaceSize != NULL)
+            memset(SpMMWorkspaceSize, 0, sizeof *SpMMWorkspaceSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7347,6 +9401,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7364,6 +9422,12 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7382,6 +9446,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7403,6 +9471,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7423,6 +9495,12 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7444,6 +9522,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7463,6 +9545,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7481,6 +9567,12 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrRowPtrC != NULL)
+            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7500,6 +9592,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7522,6 +9618,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBufferSizeInBytes != NULL)
+            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7543,6 +9643,12 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedRowPtrC != NULL)
+            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        if (nnzTotalDevHostPtr != NULL)
+            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7565,6 +9671,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (csrSortedColIndC != NULL)
+            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif

@@ -20,6 +20,10 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStr != NULL)
+            memset(pStr, 0, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -29,6 +33,10 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStr != NULL)
+            memset(pStr, 0, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -44,6 +52,10 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (driverVersion != NULL)
+            memset(driverVersion, 0, sizeof *driverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
         long long mock_value = 0;
@@ -65,6 +77,10 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -73,6 +89,10 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 {
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -83,6 +103,10 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -92,6 +116,10 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (uuid != NULL)
+            memset(uuid, 0, sizeof *uuid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -102,6 +130,12 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (luid != NULL)
+            memset(luid, 0, sizeof *luid);
+        if (deviceNodeMask != NULL)
+            memset(deviceNodeMask, 0, sizeof *deviceNodeMask);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -111,6 +145,10 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -122,6 +160,10 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxWidthInElements != NULL)
+            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -132,6 +174,10 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -172,6 +218,10 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool != NULL)
+            memset(pool, 0, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -181,6 +231,10 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool_out != NULL)
+            memset(pool_out, 0, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -191,6 +245,10 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -209,6 +267,10 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prop != NULL)
+            memset(prop, 0, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -219,6 +281,12 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -228,6 +296,10 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -255,6 +327,12 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (active != NULL)
+            memset(active, 0, sizeof *active);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -299,6 +377,10 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -315,6 +397,10 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -323,6 +409,10 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -341,6 +431,10 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -394,6 +488,10 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pvalue != NULL)
+            memset(pvalue, 0, sizeof *pvalue);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -402,6 +500,10 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pconfig != NULL)
+            memset(pconfig, 0, sizeof *pconfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -419,6 +521,10 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -428,6 +534,12 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (leastPriority != NULL)
+            memset(leastPriority, 0, sizeof *leastPriority);
+        if (greatestPriority != NULL)
+            memset(greatestPriority, 0, sizeof *greatestPriority);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -444,6 +556,10 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pExecAffinity != NULL)
+            memset(pExecAffinity, 0, sizeof *pExecAffinity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -473,6 +589,10 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -489,6 +609,10 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pConfig != NULL)
+            memset(pConfig, 0, sizeof *pConfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -506,6 +630,10 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -515,6 +643,10 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -527,6 +659,14 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -536,6 +676,10 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -552,6 +696,10 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -562,6 +710,10 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (hfunc != NULL)
+            memset(hfunc, 0, sizeof *hfunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -594,6 +746,12 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -605,6 +763,14 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+        if (stateOut != NULL)
+            memset(stateOut, 0, sizeof *stateOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -620,6 +786,12 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -633,6 +805,12 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -643,6 +821,12 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cubinOut != NULL)
+            memset(cubinOut, 0, sizeof *cubinOut);
+        if (sizeOut != NULL)
+            memset(sizeOut, 0, sizeof *sizeOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -661,6 +845,10 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexRef != NULL)
+            memset(pTexRef, 0, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -671,6 +859,10 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSurfRef != NULL)
+            memset(pSurfRef, 0, sizeof *pSurfRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -875,6 +1067,12 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (free != NULL)
+            memset(free, 0, sizeof *free);
+        if (total != NULL)
+            memset(total, 0, sizeof *total);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -884,6 +1082,10 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -896,6 +1098,12 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (pPitch != NULL)
+            memset(pPitch, 0, sizeof *pPitch);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -914,6 +1122,12 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pbase != NULL)
+            memset(pbase, 0, sizeof *pbase);
+        if (psize != NULL)
+            memset(psize, 0, sizeof *psize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -923,6 +1137,10 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pp != NULL)
+            memset(pp, 0, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -941,6 +1159,10 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pp != NULL)
+            memset(pp, 0, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -951,6 +1173,10 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -960,6 +1186,10 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -970,6 +1200,10 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1001,6 +1235,10 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dev != NULL)
+            memset(dev, 0, sizeof *dev);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1011,6 +1249,10 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciBusId != NULL)
+            memset(pciBusId, 0, sizeof *pciBusId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1020,6 +1262,10 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1029,6 +1275,10 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phEvent != NULL)
+            memset(phEvent, 0, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1038,6 +1288,10 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1048,6 +1302,10 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1497,6 +1755,10 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1506,6 +1768,10 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArrayDescriptor != NULL)
+            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1515,6 +1781,10 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1524,6 +1794,10 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1534,6 +1808,10 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1544,6 +1822,10 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1554,6 +1836,10 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlaneArray != NULL)
+            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1571,6 +1857,10 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1580,6 +1870,10 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArrayDescriptor != NULL)
+            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1590,6 +1884,10 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1600,6 +1898,10 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pLevelArray != NULL)
+            memset(pLevelArray, 0, sizeof *pLevelArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1645,6 +1947,10 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&alignment, sizeof(size_t));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1665,6 +1971,10 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1695,6 +2005,10 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mapInfoList != NULL)
+            memset(mapInfoList, 0, sizeof *mapInfoList);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1725,6 +2039,10 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1746,6 +2064,10 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1756,6 +2078,10 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (granularity != NULL)
+            memset(granularity, 0, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1765,6 +2091,10 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prop != NULL)
+            memset(prop, 0, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1774,6 +2104,10 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1793,6 +2127,10 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1842,6 +2180,12 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1903,6 +2247,10 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1925,6 +2273,10 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool_out != NULL)
+            memset(pool_out, 0, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1934,6 +2286,10 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (shareData_out != NULL)
+            memset(shareData_out, 0, sizeof *shareData_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1944,6 +2300,12 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr_out != NULL)
+            memset(ptr_out, 0, sizeof *ptr_out);
+        if (shareData != NULL)
+            memset(shareData, 0, sizeof *shareData);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2119,6 +2481,14 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (dataSizes != NULL)
+            memset(dataSizes, 0, sizeof *dataSizes);
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2140,6 +2510,12 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2149,6 +2525,10 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phStream != NULL)
+            memset(phStream, 0, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2159,6 +2539,10 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phStream != NULL)
+            memset(phStream, 0, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2168,6 +2552,10 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (priority != NULL)
+            memset(priority, 0, sizeof *priority);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2187,6 +2575,10 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2206,6 +2598,10 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2269,6 +2665,10 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2278,6 +2678,10 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2287,6 +2691,10 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (captureStatus != NULL)
+            memset(captureStatus, 0, sizeof *captureStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2369,6 +2777,10 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2388,6 +2800,10 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phEvent != NULL)
+            memset(phEvent, 0, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2441,6 +2857,10 @@ MOCK_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeve
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pMilliseconds != NULL)
+            memset(pMilliseconds, 0, sizeof *pMilliseconds);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2450,6 +2870,10 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extMem_out != NULL)
+            memset(extMem_out, 0, sizeof *extMem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2460,6 +2884,10 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2470,6 +2898,10 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmap != NULL)
+            memset(mipmap, 0, sizeof *mipmap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2487,6 +2919,10 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extSem_out != NULL)
+            memset(extSem_out, 0, sizeof *extSem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2572,6 +3008,10 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramArray != NULL)
+            memset(paramArray, 0, sizeof *paramArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2582,6 +3022,10 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2610,6 +3054,10 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (hmod != NULL)
+            memset(hmod, 0, sizeof *hmod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2669,6 +3117,12 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+        if (extra != NULL)
+            memset(extra, 0, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2680,6 +3134,12 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+        if (extra != NULL)
+            memset(extra, 0, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2697,6 +3157,10 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&sharedMemBytes, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2707,6 +3171,10 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (launchParamsList != NULL)
+            memset(launchParamsList, 0, sizeof *launchParamsList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2834,6 +3302,10 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2880,6 +3352,10 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2889,6 +3365,10 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2911,6 +3391,10 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2920,6 +3404,10 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2941,6 +3429,10 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2950,6 +3442,10 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2971,6 +3467,10 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2980,6 +3480,10 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2991,6 +3495,10 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3003,6 +3511,10 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3012,6 +3524,10 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3033,6 +3549,10 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3042,6 +3562,10 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3063,6 +3587,10 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3072,6 +3600,10 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3093,6 +3625,10 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3102,6 +3638,10 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3190,6 +3730,10 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3199,6 +3743,10 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr_out != NULL)
+            memset(dptr_out, 0, sizeof *dptr_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3236,6 +3784,10 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphClone != NULL)
+            memset(phGraphClone, 0, sizeof *phGraphClone);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3246,6 +3798,10 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phNode != NULL)
+            memset(phNode, 0, sizeof *phNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3255,6 +3811,10 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3265,6 +3825,12 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodes != NULL)
+            memset(nodes, 0, sizeof *nodes);
+        if (numNodes != NULL)
+            memset(numNodes, 0, sizeof *numNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3275,6 +3841,12 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rootNodes != NULL)
+            memset(rootNodes, 0, sizeof *rootNodes);
+        if (numRootNodes != NULL)
+            memset(numRootNodes, 0, sizeof *numRootNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3356,6 +3928,10 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphExec != NULL)
+            memset(phGraphExec, 0, sizeof *phGraphExec);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3490,6 +4066,10 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3554,6 +4134,10 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3586,6 +4170,10 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (object_out != NULL)
+            memset(object_out, 0, sizeof *object_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3684,6 +4272,10 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3696,6 +4288,10 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3709,6 +4305,12 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&blockSizeToDynamicSMemSize, sizeof(CUoccupancyB2DSize));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minGridSize != NULL)
+            memset(minGridSize, 0, sizeof *minGridSize);
+        if (blockSize != NULL)
+            memset(blockSize, 0, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3723,6 +4325,12 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minGridSize != NULL)
+            memset(minGridSize, 0, sizeof *minGridSize);
+        if (blockSize != NULL)
+            memset(blockSize, 0, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3734,6 +4342,10 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dynamicSmemSize != NULL)
+            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3744,6 +4356,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clusterSize != NULL)
+            memset(clusterSize, 0, sizeof *clusterSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3754,6 +4370,10 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numClusters != NULL)
+            memset(numClusters, 0, sizeof *numClusters);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3785,6 +4405,10 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ByteOffset != NULL)
+            memset(ByteOffset, 0, sizeof *ByteOffset);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3871,6 +4495,10 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBorderColor != NULL)
+            memset(pBorderColor, 0, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3889,6 +4517,10 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3898,6 +4530,10 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phArray != NULL)
+            memset(phArray, 0, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3907,6 +4543,10 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phMipmappedArray != NULL)
+            memset(phMipmappedArray, 0, sizeof *phMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3917,6 +4557,10 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pam != NULL)
+            memset(pam, 0, sizeof *pam);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3926,6 +4570,10 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pfm != NULL)
+            memset(pfm, 0, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3936,6 +4584,12 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFormat != NULL)
+            memset(pFormat, 0, sizeof *pFormat);
+        if (pNumChannels != NULL)
+            memset(pNumChannels, 0, sizeof *pNumChannels);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3945,6 +4599,10 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pfm != NULL)
+            memset(pfm, 0, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3954,6 +4612,10 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pbias != NULL)
+            memset(pbias, 0, sizeof *pbias);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3964,6 +4626,12 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pminMipmapLevelClamp != NULL)
+            memset(pminMipmapLevelClamp, 0, sizeof *pminMipmapLevelClamp);
+        if (pmaxMipmapLevelClamp != NULL)
+            memset(pmaxMipmapLevelClamp, 0, sizeof *pmaxMipmapLevelClamp);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3973,6 +4641,10 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pmaxAniso != NULL)
+            memset(pmaxAniso, 0, sizeof *pmaxAniso);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3982,6 +4654,10 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBorderColor != NULL)
+            memset(pBorderColor, 0, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3991,6 +4667,10 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3999,6 +4679,10 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexRef != NULL)
+            memset(pTexRef, 0, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4026,6 +4710,10 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phArray != NULL)
+            memset(phArray, 0, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4037,6 +4725,10 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexObject != NULL)
+            memset(pTexObject, 0, sizeof *pTexObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4054,6 +4746,10 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4063,6 +4759,10 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexDesc != NULL)
+            memset(pTexDesc, 0, sizeof *pTexDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4072,6 +4772,10 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResViewDesc != NULL)
+            memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4081,6 +4785,10 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSurfObject != NULL)
+            memset(pSurfObject, 0, sizeof *pSurfObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4098,6 +4806,10 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4185,6 +4897,10 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (canAccessPeer != NULL)
+            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4213,6 +4929,10 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4245,6 +4965,10 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArray != NULL)
+            memset(pArray, 0, sizeof *pArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4254,6 +4978,10 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pMipmappedArray != NULL)
+            memset(pMipmappedArray, 0, sizeof *pMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4264,6 +4992,12 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDevPtr != NULL)
+            memset(pDevPtr, 0, sizeof *pDevPtr);
+        if (pSize != NULL)
+            memset(pSize, 0, sizeof *pSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4283,6 +5017,10 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4293,6 +5031,10 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4359,6 +5101,10 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ppExportTable != NULL)
+            memset(ppExportTable, 0, sizeof *ppExportTable);
+    }
     return (CUresult)cubind_mock_status();
 }
 

@@ -20,6 +20,10 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStr != NULL)
+            memset(pStr, 0, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -29,6 +33,10 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStr != NULL)
+            memset(pStr, 0, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -44,6 +52,10 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (driverVersion != NULL)
+            memset(driverVersion, 0, sizeof *driverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
         long long mock_value = 0;
@@ -65,6 +77,10 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -73,6 +89,10 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 {
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -83,6 +103,10 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -92,6 +116,10 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (uuid != NULL)
+            memset(uuid, 0, sizeof *uuid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -102,6 +130,12 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (luid != NULL)
+            memset(luid, 0, sizeof *luid);
+        if (deviceNodeMask != NULL)
+            memset(deviceNodeMask, 0, sizeof *deviceNodeMask);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -111,6 +145,10 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -122,6 +160,10 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxWidthInElements != NULL)
+            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -132,6 +174,10 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -172,6 +218,10 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool != NULL)
+            memset(pool, 0, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -181,6 +231,10 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool_out != NULL)
+            memset(pool_out, 0, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -191,6 +245,10 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -209,6 +267,10 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prop != NULL)
+            memset(prop, 0, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -219,6 +281,12 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -228,6 +296,10 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -255,6 +327,12 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (active != NULL)
+            memset(active, 0, sizeof *active);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -299,6 +377,10 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -315,6 +397,10 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -323,6 +409,10 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -341,6 +431,10 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -358,6 +452,10 @@ MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     cubind_mock_begin("cuCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&ctxId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ctxId != NULL)
+            memset(ctxId, 0, sizeof *ctxId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -392,6 +490,10 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pvalue != NULL)
+            memset(pvalue, 0, sizeof *pvalue);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -400,6 +502,10 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pconfig != NULL)
+            memset(pconfig, 0, sizeof *pconfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -417,6 +523,10 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -426,6 +536,12 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (leastPriority != NULL)
+            memset(leastPriority, 0, sizeof *leastPriority);
+        if (greatestPriority != NULL)
+            memset(greatestPriority, 0, sizeof *greatestPriority);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -442,6 +558,10 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pExecAffinity != NULL)
+            memset(pExecAffinity, 0, sizeof *pExecAffinity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -471,6 +591,10 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -487,6 +611,10 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pConfig != NULL)
+            memset(pConfig, 0, sizeof *pConfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -504,6 +632,10 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -513,6 +645,10 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -525,6 +661,14 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -534,6 +678,10 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (module != NULL)
+            memset(module, 0, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -550,6 +698,10 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -560,6 +712,10 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (hfunc != NULL)
+            memset(hfunc, 0, sizeof *hfunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -569,6 +725,10 @@ MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     cubind_mock_begin("cuModuleGetFunctionCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -579,6 +739,10 @@ MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int
     cubind_mock_arg(&functions, sizeof(CUfunction *));
     cubind_mock_arg(&numFunctions, sizeof(unsigned int));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (functions != NULL)
+            memset(functions, 0, sizeof *functions);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -590,6 +754,12 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -601,6 +771,14 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+        if (stateOut != NULL)
+            memset(stateOut, 0, sizeof *stateOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -616,6 +794,12 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -629,6 +813,12 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+        if (optionValues != NULL)
+            memset(optionValues, 0, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -639,6 +829,12 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cubinOut != NULL)
+            memset(cubinOut, 0, sizeof *cubinOut);
+        if (sizeOut != NULL)
+            memset(sizeOut, 0, sizeof *sizeOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -657,6 +853,10 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexRef != NULL)
+            memset(pTexRef, 0, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -667,6 +867,10 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSurfRef != NULL)
+            memset(pSurfRef, 0, sizeof *pSurfRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -682,6 +886,18 @@ MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (library != NULL)
+            memset(library, 0, sizeof *library);
+        if (jitOptions != NULL)
+            memset(jitOptions, 0, sizeof *jitOptions);
+        if (jitOptionsValues != NULL)
+            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
+        if (libraryOptions != NULL)
+            memset(libraryOptions, 0, sizeof *libraryOptions);
+        if (libraryOptionValues != NULL)
+            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -697,6 +913,18 @@ MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (library != NULL)
+            memset(library, 0, sizeof *library);
+        if (jitOptions != NULL)
+            memset(jitOptions, 0, sizeof *jitOptions);
+        if (jitOptionsValues != NULL)
+            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
+        if (libraryOptions != NULL)
+            memset(libraryOptions, 0, sizeof *libraryOptions);
+        if (libraryOptionValues != NULL)
+            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -715,6 +943,10 @@ MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const
     cubind_mock_arg(&pKernel, sizeof(CUkernel *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pKernel != NULL)
+            memset(pKernel, 0, sizeof *pKernel);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -724,6 +956,10 @@ MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
     cubind_mock_begin("cuLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -734,6 +970,10 @@ MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numK
     cubind_mock_arg(&kernels, sizeof(CUkernel *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernels != NULL)
+            memset(kernels, 0, sizeof *kernels);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -743,6 +983,10 @@ MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     cubind_mock_begin("cuLibraryGetModule", __builtin_return_address(0));
     cubind_mock_arg(&pMod, sizeof(CUmodule *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pMod != NULL)
+            memset(pMod, 0, sizeof *pMod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -752,6 +996,10 @@ MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     cubind_mock_begin("cuKernelGetFunction", __builtin_return_address(0));
     cubind_mock_arg(&pFunc, sizeof(CUfunction *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFunc != NULL)
+            memset(pFunc, 0, sizeof *pFunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -773,6 +1021,12 @@ MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -784,6 +1038,12 @@ MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrar
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -794,6 +1054,10 @@ MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, co
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&symbol, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fptr != NULL)
+            memset(fptr, 0, sizeof *fptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -805,6 +1069,10 @@ MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUk
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -835,6 +1103,10 @@ MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
     cubind_mock_begin("cuKernelGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -846,6 +1118,12 @@ MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramOffset != NULL)
+            memset(paramOffset, 0, sizeof *paramOffset);
+        if (paramSize != NULL)
+            memset(paramSize, 0, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -855,6 +1133,12 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (free != NULL)
+            memset(free, 0, sizeof *free);
+        if (total != NULL)
+            memset(total, 0, sizeof *total);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -864,6 +1148,10 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -876,6 +1164,12 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (pPitch != NULL)
+            memset(pPitch, 0, sizeof *pPitch);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -894,6 +1188,12 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pbase != NULL)
+            memset(pbase, 0, sizeof *pbase);
+        if (psize != NULL)
+            memset(psize, 0, sizeof *psize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -903,6 +1203,10 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pp != NULL)
+            memset(pp, 0, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -921,6 +1225,10 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pp != NULL)
+            memset(pp, 0, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -931,6 +1239,10 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -940,6 +1252,10 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -950,6 +1266,10 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -961,6 +1281,10 @@ MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCall
     cubind_mock_arg(&callbackFunc, sizeof(CUasyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(CUasyncCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback != NULL)
+            memset(callback, 0, sizeof *callback);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -979,6 +1303,10 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dev != NULL)
+            memset(dev, 0, sizeof *dev);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -989,6 +1317,10 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciBusId != NULL)
+            memset(pciBusId, 0, sizeof *pciBusId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -998,6 +1330,10 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1007,6 +1343,10 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phEvent != NULL)
+            memset(phEvent, 0, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1016,6 +1356,10 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1026,6 +1370,10 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1475,6 +1823,10 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1484,6 +1836,10 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArrayDescriptor != NULL)
+            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1493,6 +1849,10 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1502,6 +1862,10 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1512,6 +1876,10 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1522,6 +1890,10 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1532,6 +1904,10 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlaneArray != NULL)
+            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1549,6 +1925,10 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1558,6 +1938,10 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArrayDescriptor != NULL)
+            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1568,6 +1952,10 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle != NULL)
+            memset(pHandle, 0, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1578,6 +1966,10 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pLevelArray != NULL)
+            memset(pLevelArray, 0, sizeof *pLevelArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1623,6 +2015,10 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&alignment, sizeof(size_t));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1643,6 +2039,10 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1673,6 +2073,10 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mapInfoList != NULL)
+            memset(mapInfoList, 0, sizeof *mapInfoList);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1703,6 +2107,10 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1724,6 +2132,10 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1734,6 +2146,10 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (granularity != NULL)
+            memset(granularity, 0, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1743,6 +2159,10 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prop != NULL)
+            memset(prop, 0, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1752,6 +2172,10 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1771,6 +2195,10 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1820,6 +2248,12 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1881,6 +2315,10 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1903,6 +2341,10 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pool_out != NULL)
+            memset(pool_out, 0, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1912,6 +2354,10 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (shareData_out != NULL)
+            memset(shareData_out, 0, sizeof *shareData_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1922,6 +2368,12 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr_out != NULL)
+            memset(ptr_out, 0, sizeof *ptr_out);
+        if (shareData != NULL)
+            memset(shareData, 0, sizeof *shareData);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1931,6 +2383,10 @@ MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, cons
     cubind_mock_begin("cuMulticastCreate", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mcHandle != NULL)
+            memset(mcHandle, 0, sizeof *mcHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1986,6 +2442,10 @@ MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmultica
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     cubind_mock_arg(&option, sizeof(CUmulticastGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (granularity != NULL)
+            memset(granularity, 0, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2089,6 +2549,14 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (dataSizes != NULL)
+            memset(dataSizes, 0, sizeof *dataSizes);
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2110,6 +2578,12 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2119,6 +2593,10 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phStream != NULL)
+            memset(phStream, 0, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2129,6 +2607,10 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phStream != NULL)
+            memset(phStream, 0, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2138,6 +2620,10 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (priority != NULL)
+            memset(priority, 0, sizeof *priority);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2157,6 +2643,10 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2166,6 +2656,10 @@ MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
     cubind_mock_begin("cuStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2175,6 +2669,10 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pctx != NULL)
+            memset(pctx, 0, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2237,6 +2735,10 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2246,6 +2748,10 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2255,6 +2761,10 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (captureStatus != NULL)
+            memset(captureStatus, 0, sizeof *captureStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2269,6 +2779,20 @@ MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureSta
     cubind_mock_arg(&dependencies_out, sizeof(const CUgraphNode **));
     cubind_mock_arg(&edgeData_out, sizeof(const CUgraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (captureStatus_out != NULL)
+            memset(captureStatus_out, 0, sizeof *captureStatus_out);
+        if (id_out != NULL)
+            memset(id_out, 0, sizeof *id_out);
+        if (graph_out != NULL)
+            memset(graph_out, 0, sizeof *graph_out);
+        if (dependencies_out != NULL)
+            memset(dependencies_out, 0, sizeof *dependencies_out);
+        if (edgeData_out != NULL)
+            memset(edgeData_out, 0, sizeof *edgeData_out);
+        if (numDependencies_out != NULL)
+            memset(numDependencies_out, 0, sizeof *numDependencies_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2281,6 +2805,10 @@ MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraph
     cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dependencies != NULL)
+            memset(dependencies, 0, sizeof *dependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2335,6 +2863,10 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2354,6 +2886,10 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phEvent != NULL)
+            memset(phEvent, 0, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2407,6 +2943,10 @@ MOCK_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeve
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pMilliseconds != NULL)
+            memset(pMilliseconds, 0, sizeof *pMilliseconds);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2416,6 +2956,10 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extMem_out != NULL)
+            memset(extMem_out, 0, sizeof *extMem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2426,6 +2970,10 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2436,6 +2984,10 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmap != NULL)
+            memset(mipmap, 0, sizeof *mipmap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2453,6 +3005,10 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extSem_out != NULL)
+            memset(extSem_out, 0, sizeof *extSem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2538,6 +3094,10 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramArray != NULL)
+            memset(paramArray, 0, sizeof *paramArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2548,6 +3108,10 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pi != NULL)
+            memset(pi, 0, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2576,6 +3140,10 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (hmod != NULL)
+            memset(hmod, 0, sizeof *hmod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2585,6 +3153,10 @@ MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2596,6 +3168,12 @@ MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t 
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramOffset != NULL)
+            memset(paramOffset, 0, sizeof *paramOffset);
+        if (paramSize != NULL)
+            memset(paramSize, 0, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2605,6 +3183,10 @@ MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction funct
     cubind_mock_begin("cuFuncIsLoaded", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUfunctionLoadingState *));
     cubind_mock_arg(&function, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (state != NULL)
+            memset(state, 0, sizeof *state);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2631,6 +3213,12 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+        if (extra != NULL)
+            memset(extra, 0, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2642,6 +3230,12 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+        if (extra != NULL)
+            memset(extra, 0, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2659,6 +3253,10 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&sharedMemBytes, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelParams != NULL)
+            memset(kernelParams, 0, sizeof *kernelParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2669,6 +3267,10 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (launchParamsList != NULL)
+            memset(launchParamsList, 0, sizeof *launchParamsList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2796,6 +3398,10 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2808,6 +3414,10 @@ MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2817,6 +3427,10 @@ MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_N
     cubind_mock_begin("cuGraphKernelNodeGetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2839,6 +3453,10 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2848,6 +3466,10 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2870,6 +3492,10 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2879,6 +3505,10 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2900,6 +3530,10 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2909,6 +3543,10 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2930,6 +3568,10 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2939,6 +3581,10 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraph != NULL)
+            memset(phGraph, 0, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2950,6 +3596,10 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2962,6 +3612,10 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2971,6 +3625,10 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2992,6 +3650,10 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3001,6 +3663,10 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3022,6 +3688,10 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3031,6 +3701,10 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3052,6 +3726,10 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3061,6 +3739,10 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3082,6 +3764,10 @@ MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3091,6 +3777,10 @@ MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_M
     cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams_out != NULL)
+            memset(nodeParams_out, 0, sizeof *nodeParams_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3143,6 +3833,10 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphNode != NULL)
+            memset(phGraphNode, 0, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3152,6 +3846,10 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr_out != NULL)
+            memset(dptr_out, 0, sizeof *dptr_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3189,6 +3887,10 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphClone != NULL)
+            memset(phGraphClone, 0, sizeof *phGraphClone);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3199,6 +3901,10 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phNode != NULL)
+            memset(phNode, 0, sizeof *phNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3208,6 +3914,10 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3218,6 +3928,12 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodes != NULL)
+            memset(nodes, 0, sizeof *nodes);
+        if (numNodes != NULL)
+            memset(numNodes, 0, sizeof *numNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3228,6 +3944,12 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rootNodes != NULL)
+            memset(rootNodes, 0, sizeof *rootNodes);
+        if (numRootNodes != NULL)
+            memset(numRootNodes, 0, sizeof *numRootNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3240,6 +3962,16 @@ MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphN
     cubind_mock_arg(&to, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (from != NULL)
+            memset(from, 0, sizeof *from);
+        if (to != NULL)
+            memset(to, 0, sizeof *to);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (numEdges != NULL)
+            memset(numEdges, 0, sizeof *numEdges);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3251,6 +3983,14 @@ MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *
     cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dependencies != NULL)
+            memset(dependencies, 0, sizeof *dependencies);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (numDependencies != NULL)
+            memset(numDependencies, 0, sizeof *numDependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3262,6 +4002,14 @@ MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode
     cubind_mock_arg(&dependentNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dependentNodes != NULL)
+            memset(dependentNodes, 0, sizeof *dependentNodes);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (numDependentNodes != NULL)
+            memset(numDependentNodes, 0, sizeof *numDependentNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3304,6 +4052,10 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphExec != NULL)
+            memset(phGraphExec, 0, sizeof *phGraphExec);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3314,6 +4066,12 @@ MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&instantiateParams, sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phGraphExec != NULL)
+            memset(phGraphExec, 0, sizeof *phGraphExec);
+        if (instantiateParams != NULL)
+            memset(instantiateParams, 0, sizeof *instantiateParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3323,6 +4081,10 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
     cubind_mock_begin("cuGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&flags, sizeof(cuuint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3435,6 +4197,10 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3479,6 +4245,10 @@ MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, C
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resultInfo != NULL)
+            memset(resultInfo, 0, sizeof *resultInfo);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3498,6 +4268,10 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3530,6 +4304,10 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (object_out != NULL)
+            memset(object_out, 0, sizeof *object_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3616,6 +4394,10 @@ MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHand
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle_out != NULL)
+            memset(pHandle_out, 0, sizeof *pHandle_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3627,6 +4409,10 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3639,6 +4425,10 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3652,6 +4442,12 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&blockSizeToDynamicSMemSize, sizeof(CUoccupancyB2DSize));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minGridSize != NULL)
+            memset(minGridSize, 0, sizeof *minGridSize);
+        if (blockSize != NULL)
+            memset(blockSize, 0, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3666,6 +4462,12 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minGridSize != NULL)
+            memset(minGridSize, 0, sizeof *minGridSize);
+        if (blockSize != NULL)
+            memset(blockSize, 0, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3677,6 +4479,10 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dynamicSmemSize != NULL)
+            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3687,6 +4493,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clusterSize != NULL)
+            memset(clusterSize, 0, sizeof *clusterSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3697,6 +4507,10 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numClusters != NULL)
+            memset(numClusters, 0, sizeof *numClusters);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3728,6 +4542,10 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ByteOffset != NULL)
+            memset(ByteOffset, 0, sizeof *ByteOffset);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3814,6 +4632,10 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBorderColor != NULL)
+            memset(pBorderColor, 0, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3832,6 +4654,10 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pdptr != NULL)
+            memset(pdptr, 0, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3841,6 +4667,10 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phArray != NULL)
+            memset(phArray, 0, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3850,6 +4680,10 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phMipmappedArray != NULL)
+            memset(phMipmappedArray, 0, sizeof *phMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3860,6 +4694,10 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pam != NULL)
+            memset(pam, 0, sizeof *pam);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3869,6 +4707,10 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pfm != NULL)
+            memset(pfm, 0, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3879,6 +4721,12 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFormat != NULL)
+            memset(pFormat, 0, sizeof *pFormat);
+        if (pNumChannels != NULL)
+            memset(pNumChannels, 0, sizeof *pNumChannels);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3888,6 +4736,10 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pfm != NULL)
+            memset(pfm, 0, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3897,6 +4749,10 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pbias != NULL)
+            memset(pbias, 0, sizeof *pbias);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3907,6 +4763,12 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pminMipmapLevelClamp != NULL)
+            memset(pminMipmapLevelClamp, 0, sizeof *pminMipmapLevelClamp);
+        if (pmaxMipmapLevelClamp != NULL)
+            memset(pmaxMipmapLevelClamp, 0, sizeof *pmaxMipmapLevelClamp);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3916,6 +4778,10 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pmaxAniso != NULL)
+            memset(pmaxAniso, 0, sizeof *pmaxAniso);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3925,6 +4791,10 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pBorderColor != NULL)
+            memset(pBorderColor, 0, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3934,6 +4804,10 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3942,6 +4816,10 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexRef != NULL)
+            memset(pTexRef, 0, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3969,6 +4847,10 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phArray != NULL)
+            memset(phArray, 0, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3980,6 +4862,10 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexObject != NULL)
+            memset(pTexObject, 0, sizeof *pTexObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3997,6 +4883,10 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4006,6 +4896,10 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexDesc != NULL)
+            memset(pTexDesc, 0, sizeof *pTexDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4015,6 +4909,10 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResViewDesc != NULL)
+            memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4024,6 +4922,10 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSurfObject != NULL)
+            memset(pSurfObject, 0, sizeof *pSurfObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4041,6 +4943,10 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4060,6 +4966,10 @@ MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapData
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tensorMap != NULL)
+            memset(tensorMap, 0, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4082,6 +4992,10 @@ MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDat
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tensorMap != NULL)
+            memset(tensorMap, 0, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4115,6 +5029,10 @@ MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *global
     cubind_mock_begin("cuTensorMapReplaceAddress", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&globalAddress, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (tensorMap != NULL)
+            memset(tensorMap, 0, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4125,6 +5043,10 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (canAccessPeer != NULL)
+            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4153,6 +5075,10 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4185,6 +5111,10 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pArray != NULL)
+            memset(pArray, 0, sizeof *pArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4194,6 +5124,10 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pMipmappedArray != NULL)
+            memset(pMipmappedArray, 0, sizeof *pMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4204,6 +5138,12 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDevPtr != NULL)
+            memset(pDevPtr, 0, sizeof *pDevPtr);
+        if (pSize != NULL)
+            memset(pSize, 0, sizeof *pSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4223,6 +5163,10 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4233,6 +5177,10 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4245,6 +5193,12 @@ MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
     cubind_mock_arg(&cudaVersion, sizeof(int));
     cubind_mock_arg(&flags, sizeof(cuuint64_t));
     cubind_mock_arg(&symbolStatus, sizeof(CUdriverProcAddressQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pfn != NULL)
+            memset(pfn, 0, sizeof *pfn);
+        if (symbolStatus != NULL)
+            memset(symbolStatus, 0, sizeof *symbolStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4255,6 +5209,10 @@ MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4265,6 +5223,10 @@ MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4275,6 +5237,10 @@ MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4285,6 +5251,10 @@ MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4294,6 +5264,10 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ppExportTable != NULL)
+            memset(ppExportTable, 0, sizeof *ppExportTable);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4305,6 +5279,10 @@ MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CU
     cubind_mock_arg(&desc, sizeof(CUdevResourceDesc));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phCtx != NULL)
+            memset(phCtx, 0, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4322,6 +5300,10 @@ MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
     cubind_mock_begin("cuCtxFromGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&pContext, sizeof(CUcontext *));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pContext != NULL)
+            memset(pContext, 0, sizeof *pContext);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4407,6 +5389,10 @@ MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     cubind_mock_begin("cuStreamGetGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (phCtx != NULL)
+            memset(phCtx, 0, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif

@@ -23,6 +23,10 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -31,6 +35,10 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     cubind_mock_begin("__nvJitLinkDestroy_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -70,6 +78,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle hand
     cubind_mock_begin("__nvJitLinkGetLinkedCubinSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -88,6 +100,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle
     cubind_mock_begin("__nvJitLinkGetLinkedPtxSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -97,6 +113,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, ch
     cubind_mock_begin("__nvJitLinkGetLinkedPtx_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptx != NULL)
+            memset(ptx, 0, sizeof *ptx);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -106,6 +126,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle,
     cubind_mock_begin("__nvJitLinkGetErrorLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -115,6 +139,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, cha
     cubind_mock_begin("__nvJitLinkGetErrorLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (log != NULL)
+            memset(log, 0, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -124,6 +152,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, 
     cubind_mock_begin("__nvJitLinkGetInfoLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -133,6 +165,10 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char
     cubind_mock_begin("__nvJitLinkGetInfoLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (log != NULL)
+            memset(log, 0, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -141,6 +177,12 @@ MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *min
     cubind_mock_begin("nvJitLinkVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvJitLink reports it (major-minor) */
         int mock_part, mock_status;

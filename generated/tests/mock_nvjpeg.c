@@ -22,6 +22,10 @@ MOCK_API nvjpegStatus_t nvjpegGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("nvjpegGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvjpeg reports it (property) */
         return (nvjpegStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +39,10 @@ MOCK_API nvjpegStatus_t nvjpegGetCudartProperty(libraryPropertyType type, int *v
     cubind_mock_begin("nvjpegGetCudartProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -45,6 +53,12 @@ MOCK_API nvjpegStatus_t nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator
     cubind_mock_arg(&backend, sizeof(nvjpegBackend_t));
     cubind_mock_arg(&dev_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dev_allocator != NULL)
+            memset(dev_allocator, 0, sizeof *dev_allocator);
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -53,6 +67,10 @@ MOCK_API nvjpegStatus_t nvjpegCreateSimple(nvjpegHandle_t *handle)
 {
     cubind_mock_begin("nvjpegCreateSimple", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -65,6 +83,14 @@ MOCK_API nvjpegStatus_t nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocat
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocator_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dev_allocator != NULL)
+            memset(dev_allocator, 0, sizeof *dev_allocator);
+        if (pinned_allocator != NULL)
+            memset(pinned_allocator, 0, sizeof *pinned_allocator);
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -77,6 +103,14 @@ MOCK_API nvjpegStatus_t nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAlloc
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocatorV2_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dev_allocator != NULL)
+            memset(dev_allocator, 0, sizeof *dev_allocator);
+        if (pinned_allocator != NULL)
+            memset(pinned_allocator, 0, sizeof *pinned_allocator);
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -103,6 +137,10 @@ MOCK_API nvjpegStatus_t nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_begin("nvjpegGetDeviceMemoryPadding", __builtin_return_address(0));
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (padding != NULL)
+            memset(padding, 0, sizeof *padding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -121,6 +159,10 @@ MOCK_API nvjpegStatus_t nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_begin("nvjpegGetPinnedMemoryPadding", __builtin_return_address(0));
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (padding != NULL)
+            memset(padding, 0, sizeof *padding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -131,6 +173,12 @@ MOCK_API nvjpegStatus_t nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsi
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&num_engines, sizeof(unsigned int *));
     cubind_mock_arg(&num_cores_per_engine, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (num_engines != NULL)
+            memset(num_engines, 0, sizeof *num_engines);
+        if (num_cores_per_engine != NULL)
+            memset(num_cores_per_engine, 0, sizeof *num_cores_per_engine);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -140,6 +188,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_begin("nvjpegJpegStateCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_handle, sizeof(nvjpegJpegState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (jpeg_handle != NULL)
+            memset(jpeg_handle, 0, sizeof *jpeg_handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -162,6 +214,16 @@ MOCK_API nvjpegStatus_t nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned
     cubind_mock_arg(&subsampling, sizeof(nvjpegChromaSubsampling_t *));
     cubind_mock_arg(&widths, sizeof(int *));
     cubind_mock_arg(&heights, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nComponents != NULL)
+            memset(nComponents, 0, sizeof *nComponents);
+        if (subsampling != NULL)
+            memset(subsampling, 0, sizeof *subsampling);
+        if (widths != NULL)
+            memset(widths, 0, sizeof *widths);
+        if (heights != NULL)
+            memset(heights, 0, sizeof *heights);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -176,6 +238,10 @@ MOCK_API nvjpegStatus_t nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jp
     cubind_mock_arg(&output_format, sizeof(nvjpegOutputFormat_t));
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destination != NULL)
+            memset(destination, 0, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -201,6 +267,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegSta
     cubind_mock_arg(&lengths, sizeof(const size_t *));
     cubind_mock_arg(&destinations, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destinations != NULL)
+            memset(destinations, 0, sizeof *destinations);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -236,6 +306,10 @@ MOCK_API nvjpegStatus_t nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEn
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&encoder_state, sizeof(nvjpegEncoderState_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (encoder_state != NULL)
+            memset(encoder_state, 0, sizeof *encoder_state);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -254,6 +328,10 @@ MOCK_API nvjpegStatus_t nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegE
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&encoder_params, sizeof(nvjpegEncoderParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (encoder_params != NULL)
+            memset(encoder_params, 0, sizeof *encoder_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -314,6 +392,10 @@ MOCK_API nvjpegStatus_t nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const n
     cubind_mock_arg(&image_width, sizeof(int));
     cubind_mock_arg(&image_height, sizeof(int));
     cubind_mock_arg(&max_stream_length, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (max_stream_length != NULL)
+            memset(max_stream_length, 0, sizeof *max_stream_length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -356,6 +438,12 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handl
     cubind_mock_arg(&data, sizeof(unsigned char *));
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (length != NULL)
+            memset(length, 0, sizeof *length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -368,6 +456,12 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvj
     cubind_mock_arg(&data, sizeof(unsigned char *));
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (length != NULL)
+            memset(length, 0, sizeof *length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -378,6 +472,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPi
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pinned_allocator != NULL)
+            memset(pinned_allocator, 0, sizeof *pinned_allocator);
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -388,6 +488,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pinned_allocator != NULL)
+            memset(pinned_allocator, 0, sizeof *pinned_allocator);
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -416,6 +522,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device_allocator != NULL)
+            memset(device_allocator, 0, sizeof *device_allocator);
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -426,6 +538,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device_allocator != NULL)
+            memset(device_allocator, 0, sizeof *device_allocator);
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -454,6 +572,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, 
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -464,6 +588,12 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, 
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -491,6 +621,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_begin("nvjpegJpegStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (jpeg_stream != NULL)
+            memset(jpeg_stream, 0, sizeof *jpeg_stream);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -543,6 +677,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_
     cubind_mock_begin("nvjpegJpegStreamGetJpegEncoding", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&jpeg_encoding, sizeof(nvjpegJpegEncoding_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (jpeg_encoding != NULL)
+            memset(jpeg_encoding, 0, sizeof *jpeg_encoding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -553,6 +691,12 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jp
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (width != NULL)
+            memset(width, 0, sizeof *width);
+        if (height != NULL)
+            memset(height, 0, sizeof *height);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -562,6 +706,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg
     cubind_mock_begin("nvjpegJpegStreamGetComponentsNum", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&components_num, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (components_num != NULL)
+            memset(components_num, 0, sizeof *components_num);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -573,6 +721,12 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_
     cubind_mock_arg(&component, sizeof(unsigned int));
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (width != NULL)
+            memset(width, 0, sizeof *width);
+        if (height != NULL)
+            memset(height, 0, sizeof *height);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -582,6 +736,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jp
     cubind_mock_begin("nvjpegJpegStreamGetExifOrientation", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&orientation_flag, sizeof(nvjpegExifOrientation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (orientation_flag != NULL)
+            memset(orientation_flag, 0, sizeof *orientation_flag);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -591,6 +749,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jp
     cubind_mock_begin("nvjpegJpegStreamGetSamplePrecision", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&precision, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (precision != NULL)
+            memset(precision, 0, sizeof *precision);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -600,6 +762,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t 
     cubind_mock_begin("nvjpegJpegStreamGetChromaSubsampling", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&chroma_subsampling, sizeof(nvjpegChromaSubsampling_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (chroma_subsampling != NULL)
+            memset(chroma_subsampling, 0, sizeof *chroma_subsampling);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -609,6 +775,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_begin("nvjpegDecodeParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (decode_params != NULL)
+            memset(decode_params, 0, sizeof *decode_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -675,6 +845,10 @@ MOCK_API nvjpegStatus_t nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpeg
     cubind_mock_arg(&nvjpeg_handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&implementation, sizeof(nvjpegBackend_t));
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (decoder_handle != NULL)
+            memset(decoder_handle, 0, sizeof *decoder_handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -694,6 +868,10 @@ MOCK_API nvjpegStatus_t nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_h
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (is_supported != NULL)
+            memset(is_supported, 0, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -704,6 +882,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjp
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (is_supported != NULL)
+            memset(is_supported, 0, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -715,6 +897,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nv
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (is_supported != NULL)
+            memset(is_supported, 0, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -725,6 +911,10 @@ MOCK_API nvjpegStatus_t nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, n
     cubind_mock_arg(&nvjpeg_handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t));
     cubind_mock_arg(&decoder_state, sizeof(nvjpegJpegState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (decoder_state != NULL)
+            memset(decoder_state, 0, sizeof *decoder_state);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -739,6 +929,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecode
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destination != NULL)
+            memset(destination, 0, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -775,6 +969,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_arg(&decoder_state, sizeof(nvjpegJpegState_t));
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destination != NULL)
+            memset(destination, 0, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -789,6 +987,12 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_arg(&destinations, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (destinations != NULL)
+            memset(destinations, 0, sizeof *destinations);
+        if (decode_params != NULL)
+            memset(decode_params, 0, sizeof *decode_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 

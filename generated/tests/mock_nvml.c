@@ -52,6 +52,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len
     cubind_mock_begin("nvmlSystemGetDriverVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -61,6 +65,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int lengt
     cubind_mock_begin("nvmlSystemGetNVMLVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -69,6 +77,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cudaDriverVersion != NULL)
+            memset(cudaDriverVersion, 0, sizeof *cudaDriverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvidia-ml reports it (encoded) */
         long long mock_value = 0;
@@ -90,6 +102,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cudaDriverVersion != NULL)
+            memset(cudaDriverVersion, 0, sizeof *cudaDriverVersion);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -100,6 +116,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, uns
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -109,6 +129,12 @@ MOCK_API nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcE
     cubind_mock_begin("nvmlSystemGetHicVersion", __builtin_return_address(0));
     cubind_mock_arg(&hwbcCount, sizeof(unsigned int *));
     cubind_mock_arg(&hwbcEntries, sizeof(nvmlHwbcEntry_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (hwbcCount != NULL)
+            memset(hwbcCount, 0, sizeof *hwbcCount);
+        if (hwbcEntries != NULL)
+            memset(hwbcEntries, 0, sizeof *hwbcEntries);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +145,12 @@ MOCK_API nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsign
     cubind_mock_arg(&cpuNumber, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (deviceArray != NULL)
+            memset(deviceArray, 0, sizeof *deviceArray);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -127,6 +159,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)
 {
     cubind_mock_begin("nvmlUnitGetCount", __builtin_return_address(0));
     cubind_mock_arg(&unitCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (unitCount != NULL)
+            memset(unitCount, 0, sizeof *unitCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -136,6 +172,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *u
     cubind_mock_begin("nvmlUnitGetHandleByIndex", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (unit != NULL)
+            memset(unit, 0, sizeof *unit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -145,6 +185,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)
     cubind_mock_begin("nvmlUnitGetUnitInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&info, sizeof(nvmlUnitInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -154,6 +198,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state
     cubind_mock_begin("nvmlUnitGetLedState", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&state, sizeof(nvmlLedState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (state != NULL)
+            memset(state, 0, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -163,6 +211,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
     cubind_mock_begin("nvmlUnitGetPsuInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&psu, sizeof(nvmlPSUInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (psu != NULL)
+            memset(psu, 0, sizeof *psu);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -173,6 +225,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type,
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&type, sizeof(unsigned int));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (temp != NULL)
+            memset(temp, 0, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -182,6 +238,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds
     cubind_mock_begin("nvmlUnitGetFanSpeedInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&fanSpeeds, sizeof(nvmlUnitFanSpeeds_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fanSpeeds != NULL)
+            memset(fanSpeeds, 0, sizeof *fanSpeeds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -192,6 +252,12 @@ MOCK_API nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCo
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
     cubind_mock_arg(&devices, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceCount != NULL)
+            memset(deviceCount, 0, sizeof *deviceCount);
+        if (devices != NULL)
+            memset(devices, 0, sizeof *devices);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -200,6 +266,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
     cubind_mock_begin("nvmlDeviceGetCount_v2", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceCount != NULL)
+            memset(deviceCount, 0, sizeof *deviceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -209,6 +279,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDevice
     cubind_mock_begin("nvmlDeviceGetAttributes_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&attributes, sizeof(nvmlDeviceAttributes_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -218,6 +292,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevi
     cubind_mock_begin("nvmlDeviceGetHandleByIndex_v2", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -227,6 +305,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice
     cubind_mock_begin("nvmlDeviceGetHandleBySerial", __builtin_return_address(0));
     cubind_mock_arg(&serial, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -236,6 +318,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *
     cubind_mock_begin("nvmlDeviceGetHandleByUUID", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -245,6 +331,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvm
     cubind_mock_begin("nvmlDeviceGetHandleByPciBusId_v2", __builtin_return_address(0));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -255,6 +345,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -264,6 +358,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *t
     cubind_mock_begin("nvmlDeviceGetBrand", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBrandType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -273,6 +371,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *inde
     cubind_mock_begin("nvmlDeviceGetIndex", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&index, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (index != NULL)
+            memset(index, 0, sizeof *index);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -283,6 +385,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, uns
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&serial, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (serial != NULL)
+            memset(serial, 0, sizeof *serial);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -292,6 +398,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *m
     cubind_mock_begin("nvmlDeviceGetModuleId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&moduleId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (moduleId != NULL)
+            memset(moduleId, 0, sizeof *moduleId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -301,6 +411,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cMode
     cubind_mock_begin("nvmlDeviceGetC2cModeInfoV", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&c2cModeInfo, sizeof(nvmlC2cModeInfo_v1_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (c2cModeInfo != NULL)
+            memset(c2cModeInfo, 0, sizeof *c2cModeInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -312,6 +426,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&nodeSetSize, sizeof(unsigned int));
     cubind_mock_arg(&nodeSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeSet != NULL)
+            memset(nodeSet, 0, sizeof *nodeSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -323,6 +441,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, u
     cubind_mock_arg(&cpuSetSize, sizeof(unsigned int));
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cpuSet != NULL)
+            memset(cpuSet, 0, sizeof *cpuSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -333,6 +455,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&cpuSetSize, sizeof(unsigned int));
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cpuSet != NULL)
+            memset(cpuSet, 0, sizeof *cpuSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -358,6 +484,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int 
     cubind_mock_begin("nvmlDeviceGetNumaNodeId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&node, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (node != NULL)
+            memset(node, 0, sizeof *node);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -368,6 +498,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, 
     cubind_mock_arg(&device1, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pathInfo, sizeof(nvmlGpuTopologyLevel_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pathInfo != NULL)
+            memset(pathInfo, 0, sizeof *pathInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -379,6 +513,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvml
     cubind_mock_arg(&level, sizeof(nvmlGpuTopologyLevel_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (deviceArray != NULL)
+            memset(deviceArray, 0, sizeof *deviceArray);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -390,6 +530,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t 
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&p2pIndex, sizeof(nvmlGpuP2PCapsIndex_t));
     cubind_mock_arg(&p2pStatus, sizeof(nvmlGpuP2PStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (p2pStatus != NULL)
+            memset(p2pStatus, 0, sizeof *p2pStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -400,6 +544,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (uuid != NULL)
+            memset(uuid, 0, sizeof *uuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -409,6 +557,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int
     cubind_mock_begin("nvmlDeviceGetMinorNumber", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minorNumber, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minorNumber != NULL)
+            memset(minorNumber, 0, sizeof *minorNumber);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -419,6 +571,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *pa
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&partNumber, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (partNumber != NULL)
+            memset(partNumber, 0, sizeof *partNumber);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -430,6 +586,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInfor
     cubind_mock_arg(&object, sizeof(nvmlInforomObject_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -440,6 +600,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -449,6 +613,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetInforomConfigurationChecksum", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&checksum, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (checksum != NULL)
+            memset(checksum, 0, sizeof *checksum);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -467,6 +635,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&timestamp, sizeof(unsigned long long *));
     cubind_mock_arg(&durationUs, sizeof(unsigned long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (timestamp != NULL)
+            memset(timestamp, 0, sizeof *timestamp);
+        if (durationUs != NULL)
+            memset(durationUs, 0, sizeof *durationUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -476,6 +650,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableSt
     cubind_mock_begin("nvmlDeviceGetDisplayMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&display, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (display != NULL)
+            memset(display, 0, sizeof *display);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -485,6 +663,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnable
     cubind_mock_begin("nvmlDeviceGetDisplayActive", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isActive != NULL)
+            memset(isActive, 0, sizeof *isActive);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -494,6 +676,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnab
     cubind_mock_begin("nvmlDeviceGetPersistenceMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -503,6 +689,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoEx
     cubind_mock_begin("nvmlDeviceGetPciInfoExt", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfoExt_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pci != NULL)
+            memset(pci, 0, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -512,6 +702,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t
     cubind_mock_begin("nvmlDeviceGetPciInfo_v3", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pci != NULL)
+            memset(pci, 0, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -521,6 +715,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, un
     cubind_mock_begin("nvmlDeviceGetMaxPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGen, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxLinkGen != NULL)
+            memset(maxLinkGen, 0, sizeof *maxLinkGen);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -530,6 +728,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetGpuMaxPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGenDevice, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxLinkGenDevice != NULL)
+            memset(maxLinkGenDevice, 0, sizeof *maxLinkGenDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -539,6 +741,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigne
     cubind_mock_begin("nvmlDeviceGetMaxPcieLinkWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxLinkWidth != NULL)
+            memset(maxLinkWidth, 0, sizeof *maxLinkWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -548,6 +754,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, u
     cubind_mock_begin("nvmlDeviceGetCurrPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkGen, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (currLinkGen != NULL)
+            memset(currLinkGen, 0, sizeof *currLinkGen);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -557,6 +767,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetCurrPcieLinkWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (currLinkWidth != NULL)
+            memset(currLinkWidth, 0, sizeof *currLinkWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -567,6 +781,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieU
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&counter, sizeof(nvmlPcieUtilCounter_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -576,6 +794,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetPcieReplayCounter", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -586,6 +808,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clock != NULL)
+            memset(clock, 0, sizeof *clock);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -596,6 +822,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockTy
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clock != NULL)
+            memset(clock, 0, sizeof *clock);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -605,6 +835,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_begin("nvmlDeviceGetGpcClkVfOffset", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (offset != NULL)
+            memset(offset, 0, sizeof *offset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -615,6 +849,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlCl
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clockMHz != NULL)
+            memset(clockMHz, 0, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -625,6 +863,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clockMHz != NULL)
+            memset(clockMHz, 0, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -636,6 +878,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t cl
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockId, sizeof(nvmlClockId_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clockMHz != NULL)
+            memset(clockMHz, 0, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -646,6 +892,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nv
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clockMHz != NULL)
+            memset(clockMHz, 0, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -656,6 +906,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, un
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (clocksMHz != NULL)
+            memset(clocksMHz, 0, sizeof *clocksMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -667,6 +923,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, 
     cubind_mock_arg(&memoryClockMHz, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (clocksMHz != NULL)
+            memset(clocksMHz, 0, sizeof *clocksMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -677,6 +939,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isEnabled, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&defaultIsEnabled, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+        if (defaultIsEnabled != NULL)
+            memset(defaultIsEnabled, 0, sizeof *defaultIsEnabled);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -686,6 +954,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *s
     cubind_mock_begin("nvmlDeviceGetFanSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (speed != NULL)
+            memset(speed, 0, sizeof *speed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -696,6 +968,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (speed != NULL)
+            memset(speed, 0, sizeof *speed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -706,6 +982,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&targetSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (targetSpeed != NULL)
+            memset(targetSpeed, 0, sizeof *targetSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -716,6 +996,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minSpeed, sizeof(unsigned int *));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minSpeed != NULL)
+            memset(minSpeed, 0, sizeof *minSpeed);
+        if (maxSpeed != NULL)
+            memset(maxSpeed, 0, sizeof *maxSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -726,6 +1012,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&policy, sizeof(nvmlFanControlPolicy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (policy != NULL)
+            memset(policy, 0, sizeof *policy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -735,6 +1025,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *nu
     cubind_mock_begin("nvmlDeviceGetNumFans", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numFans, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numFans != NULL)
+            memset(numFans, 0, sizeof *numFans);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -745,6 +1039,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperat
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sensorType, sizeof(nvmlTemperatureSensors_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (temp != NULL)
+            memset(temp, 0, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -755,6 +1053,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (temp != NULL)
+            memset(temp, 0, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -765,6 +1067,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sensorIndex, sizeof(unsigned int));
     cubind_mock_arg(&pThermalSettings, sizeof(nvmlGpuThermalSettings_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pThermalSettings != NULL)
+            memset(pThermalSettings, 0, sizeof *pThermalSettings);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -774,6 +1080,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPst
     cubind_mock_begin("nvmlDeviceGetPerformanceState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pState != NULL)
+            memset(pState, 0, sizeof *pState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -783,6 +1093,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetCurrentClocksEventReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksEventReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clocksEventReasons != NULL)
+            memset(clocksEventReasons, 0, sizeof *clocksEventReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -792,6 +1106,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetCurrentClocksThrottleReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksThrottleReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clocksThrottleReasons != NULL)
+            memset(clocksThrottleReasons, 0, sizeof *clocksThrottleReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -801,6 +1119,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t devi
     cubind_mock_begin("nvmlDeviceGetSupportedClocksEventReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksEventReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (supportedClocksEventReasons != NULL)
+            memset(supportedClocksEventReasons, 0, sizeof *supportedClocksEventReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -810,6 +1132,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t d
     cubind_mock_begin("nvmlDeviceGetSupportedClocksThrottleReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksThrottleReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (supportedClocksThrottleReasons != NULL)
+            memset(supportedClocksThrottleReasons, 0, sizeof *supportedClocksThrottleReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -819,6 +1145,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t
     cubind_mock_begin("nvmlDeviceGetPowerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pState != NULL)
+            memset(pState, 0, sizeof *pState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -828,6 +1158,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlG
     cubind_mock_begin("nvmlDeviceGetDynamicPstatesInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pDynamicPstatesInfo, sizeof(nvmlGpuDynamicPstatesInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDynamicPstatesInfo != NULL)
+            memset(pDynamicPstatesInfo, 0, sizeof *pDynamicPstatesInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -837,6 +1171,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_begin("nvmlDeviceGetMemClkVfOffset", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (offset != NULL)
+            memset(offset, 0, sizeof *offset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -849,6 +1187,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvml
     cubind_mock_arg(&pstate, sizeof(nvmlPstates_t));
     cubind_mock_arg(&minClockMHz, sizeof(unsigned int *));
     cubind_mock_arg(&maxClockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minClockMHz != NULL)
+            memset(minClockMHz, 0, sizeof *minClockMHz);
+        if (maxClockMHz != NULL)
+            memset(maxClockMHz, 0, sizeof *maxClockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -859,6 +1203,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t devic
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pstates, sizeof(nvmlPstates_t *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pstates != NULL)
+            memset(pstates, 0, sizeof *pstates);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -869,6 +1217,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minOffset != NULL)
+            memset(minOffset, 0, sizeof *minOffset);
+        if (maxOffset != NULL)
+            memset(maxOffset, 0, sizeof *maxOffset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -879,6 +1233,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minOffset != NULL)
+            memset(minOffset, 0, sizeof *minOffset);
+        if (maxOffset != NULL)
+            memset(maxOffset, 0, sizeof *maxOffset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -888,6 +1248,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvml
     cubind_mock_begin("nvmlDeviceGetPowerManagementMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -897,6 +1261,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, uns
     cubind_mock_begin("nvmlDeviceGetPowerManagementLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (limit != NULL)
+            memset(limit, 0, sizeof *limit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -907,6 +1275,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minLimit, sizeof(unsigned int *));
     cubind_mock_arg(&maxLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (minLimit != NULL)
+            memset(minLimit, 0, sizeof *minLimit);
+        if (maxLimit != NULL)
+            memset(maxLimit, 0, sizeof *maxLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -916,6 +1290,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t devi
     cubind_mock_begin("nvmlDeviceGetPowerManagementDefaultLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (defaultLimit != NULL)
+            memset(defaultLimit, 0, sizeof *defaultLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -925,6 +1303,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int 
     cubind_mock_begin("nvmlDeviceGetPowerUsage", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&power, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (power != NULL)
+            memset(power, 0, sizeof *power);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -934,6 +1316,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, u
     cubind_mock_begin("nvmlDeviceGetTotalEnergyConsumption", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&energy, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (energy != NULL)
+            memset(energy, 0, sizeof *energy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -943,6 +1329,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsig
     cubind_mock_begin("nvmlDeviceGetEnforcedPowerLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (limit != NULL)
+            memset(limit, 0, sizeof *limit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -953,6 +1343,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpu
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlGpuOperationMode_t *));
     cubind_mock_arg(&pending, sizeof(nvmlGpuOperationMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (current != NULL)
+            memset(current, 0, sizeof *current);
+        if (pending != NULL)
+            memset(pending, 0, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -962,6 +1358,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t 
     cubind_mock_begin("nvmlDeviceGetMemoryInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memory != NULL)
+            memset(memory, 0, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -971,6 +1371,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory
     cubind_mock_begin("nvmlDeviceGetMemoryInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memory != NULL)
+            memset(memory, 0, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -980,6 +1384,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeM
     cubind_mock_begin("nvmlDeviceGetComputeMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlComputeMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -990,6 +1398,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, in
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1000,6 +1414,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&pending, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (current != NULL)
+            memset(current, 0, sizeof *current);
+        if (pending != NULL)
+            memset(pending, 0, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1009,6 +1429,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_begin("nvmlDeviceGetDefaultEccMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultMode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (defaultMode != NULL)
+            memset(defaultMode, 0, sizeof *defaultMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1018,6 +1442,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *bo
     cubind_mock_begin("nvmlDeviceGetBoardId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&boardId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (boardId != NULL)
+            memset(boardId, 0, sizeof *boardId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1027,6 +1455,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned i
     cubind_mock_begin("nvmlDeviceGetMultiGpuBoard", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&multiGpuBool, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (multiGpuBool != NULL)
+            memset(multiGpuBool, 0, sizeof *multiGpuBool);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1038,6 +1470,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemor
     cubind_mock_arg(&errorType, sizeof(nvmlMemoryErrorType_t));
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (eccCounts != NULL)
+            memset(eccCounts, 0, sizeof *eccCounts);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1049,6 +1485,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMe
     cubind_mock_arg(&errorType, sizeof(nvmlMemoryErrorType_t));
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(nvmlEccErrorCounts_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (eccCounts != NULL)
+            memset(eccCounts, 0, sizeof *eccCounts);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1061,6 +1501,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlM
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&locationType, sizeof(nvmlMemoryLocation_t));
     cubind_mock_arg(&count, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1070,6 +1514,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUti
     cubind_mock_begin("nvmlDeviceGetUtilizationRates", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(nvmlUtilization_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1080,6 +1528,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+        if (samplingPeriodUs != NULL)
+            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1090,6 +1544,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEnco
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&encoderQueryType, sizeof(nvmlEncoderType_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (encoderCapacity != NULL)
+            memset(encoderCapacity, 0, sizeof *encoderCapacity);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1101,6 +1559,14 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (averageFps != NULL)
+            memset(averageFps, 0, sizeof *averageFps);
+        if (averageLatency != NULL)
+            memset(averageLatency, 0, sizeof *averageLatency);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1111,6 +1577,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfos, sizeof(nvmlEncoderSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (sessionInfos != NULL)
+            memset(sessionInfos, 0, sizeof *sessionInfos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1121,6 +1593,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+        if (samplingPeriodUs != NULL)
+            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1131,6 +1609,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+        if (samplingPeriodUs != NULL)
+            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1141,6 +1625,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+        if (samplingPeriodUs != NULL)
+            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1150,6 +1640,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t 
     cubind_mock_begin("nvmlDeviceGetFBCStats", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fbcStats != NULL)
+            memset(fbcStats, 0, sizeof *fbcStats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1160,6 +1654,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (sessionInfo != NULL)
+            memset(sessionInfo, 0, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1170,6 +1670,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverMo
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlDriverModel_t *));
     cubind_mock_arg(&pending, sizeof(nvmlDriverModel_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (current != NULL)
+            memset(current, 0, sizeof *current);
+        if (pending != NULL)
+            memset(pending, 0, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1180,6 +1686,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *versi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1189,6 +1699,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridg
     cubind_mock_begin("nvmlDeviceGetBridgeChipInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bridgeHierarchy, sizeof(nvmlBridgeChipHierarchy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bridgeHierarchy != NULL)
+            memset(bridgeHierarchy, 0, sizeof *bridgeHierarchy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1199,6 +1713,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t devic
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infoCount != NULL)
+            memset(infoCount, 0, sizeof *infoCount);
+        if (infos != NULL)
+            memset(infos, 0, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1209,6 +1729,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infoCount != NULL)
+            memset(infoCount, 0, sizeof *infoCount);
+        if (infos != NULL)
+            memset(infos, 0, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1219,6 +1745,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t de
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (infoCount != NULL)
+            memset(infoCount, 0, sizeof *infoCount);
+        if (infos != NULL)
+            memset(infos, 0, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1228,6 +1760,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetRunningProcessDetailList", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&plist, sizeof(nvmlProcessDetailList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (plist != NULL)
+            memset(plist, 0, sizeof *plist);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1238,6 +1774,10 @@ MOCK_API nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t d
     cubind_mock_arg(&device1, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&onSameBoard, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (onSameBoard != NULL)
+            memset(onSameBoard, 0, sizeof *onSameBoard);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1248,6 +1788,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestr
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&apiType, sizeof(nvmlRestrictedAPI_t));
     cubind_mock_arg(&isRestricted, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isRestricted != NULL)
+            memset(isRestricted, 0, sizeof *isRestricted);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1261,6 +1805,14 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType
     cubind_mock_arg(&sampleValType, sizeof(nvmlValueType_t *));
     cubind_mock_arg(&sampleCount, sizeof(unsigned int *));
     cubind_mock_arg(&samples, sizeof(nvmlSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sampleValType != NULL)
+            memset(sampleValType, 0, sizeof *sampleValType);
+        if (sampleCount != NULL)
+            memset(sampleCount, 0, sizeof *sampleCount);
+        if (samples != NULL)
+            memset(samples, 0, sizeof *samples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1270,6 +1822,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1M
     cubind_mock_begin("nvmlDeviceGetBAR1MemoryInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bar1Memory, sizeof(nvmlBAR1Memory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bar1Memory != NULL)
+            memset(bar1Memory, 0, sizeof *bar1Memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1280,6 +1836,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerf
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&perfPolicyType, sizeof(nvmlPerfPolicyType_t));
     cubind_mock_arg(&violTime, sizeof(nvmlViolationTime_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (violTime != NULL)
+            memset(violTime, 0, sizeof *violTime);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1289,6 +1849,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irq
     cubind_mock_begin("nvmlDeviceGetIrqNum", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&irqNum, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (irqNum != NULL)
+            memset(irqNum, 0, sizeof *irqNum);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1298,6 +1862,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int
     cubind_mock_begin("nvmlDeviceGetNumGpuCores", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numCores, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numCores != NULL)
+            memset(numCores, 0, sizeof *numCores);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1307,6 +1875,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSou
     cubind_mock_begin("nvmlDeviceGetPowerSource", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerSource, sizeof(nvmlPowerSource_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (powerSource != NULL)
+            memset(powerSource, 0, sizeof *powerSource);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1316,6 +1888,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned 
     cubind_mock_begin("nvmlDeviceGetMemoryBusWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&busWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (busWidth != NULL)
+            memset(busWidth, 0, sizeof *busWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1325,6 +1901,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigne
     cubind_mock_begin("nvmlDeviceGetPcieLinkMaxSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxSpeed != NULL)
+            memset(maxSpeed, 0, sizeof *maxSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1334,6 +1914,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *
     cubind_mock_begin("nvmlDeviceGetPcieSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pcieSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pcieSpeed != NULL)
+            memset(pcieSpeed, 0, sizeof *pcieSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1343,6 +1927,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, 
     cubind_mock_begin("nvmlDeviceGetAdaptiveClockInfoStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&adaptiveClockStatus, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (adaptiveClockStatus != NULL)
+            memset(adaptiveClockStatus, 0, sizeof *adaptiveClockStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1352,6 +1940,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *t
     cubind_mock_begin("nvmlDeviceGetBusType", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBusType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (type != NULL)
+            memset(type, 0, sizeof *type);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1361,6 +1953,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFab
     cubind_mock_begin("nvmlDeviceGetGpuFabricInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuFabricInfo != NULL)
+            memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1370,6 +1966,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFa
     cubind_mock_begin("nvmlDeviceGetGpuFabricInfoV", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfoV_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuFabricInfo != NULL)
+            memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1378,6 +1978,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystem
 {
     cubind_mock_begin("nvmlSystemGetConfComputeCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(nvmlConfComputeSystemCaps_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capabilities != NULL)
+            memset(capabilities, 0, sizeof *capabilities);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1386,6 +1990,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t
 {
     cubind_mock_begin("nvmlSystemGetConfComputeState", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(nvmlConfComputeSystemState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (state != NULL)
+            memset(state, 0, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1395,6 +2003,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, n
     cubind_mock_begin("nvmlDeviceGetConfComputeMemSizeInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memInfo, sizeof(nvmlConfComputeMemSizeInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memInfo != NULL)
+            memset(memInfo, 0, sizeof *memInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1403,6 +2015,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcc
 {
     cubind_mock_begin("nvmlSystemGetConfComputeGpusReadyState", __builtin_return_address(0));
     cubind_mock_arg(&isAcceptingWork, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isAcceptingWork != NULL)
+            memset(isAcceptingWork, 0, sizeof *isAcceptingWork);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1412,6 +2028,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetConfComputeProtectedMemoryUsage", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memory != NULL)
+            memset(memory, 0, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1421,6 +2041,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetConfComputeGpuCertificate", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuCert, sizeof(nvmlConfComputeGpuCertificate_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuCert != NULL)
+            memset(gpuCert, 0, sizeof *gpuCert);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1430,6 +2054,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetConfComputeGpuAttestationReport", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuAtstReport, sizeof(nvmlConfComputeGpuAttestationReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuAtstReport != NULL)
+            memset(gpuAtstReport, 0, sizeof *gpuAtstReport);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1438,6 +2066,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfC
 {
     cubind_mock_begin("nvmlSystemGetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeGetKeyRotationThresholdInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pKeyRotationThrInfo != NULL)
+            memset(pKeyRotationThrInfo, 0, sizeof *pKeyRotationThrInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1446,6 +2078,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSett
 {
     cubind_mock_begin("nvmlSystemGetConfComputeSettings", __builtin_return_address(0));
     cubind_mock_arg(&settings, sizeof(nvmlSystemConfComputeSettings_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (settings != NULL)
+            memset(settings, 0, sizeof *settings);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1455,6 +2091,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char 
     cubind_mock_begin("nvmlDeviceGetGspFirmwareVersion", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1465,6 +2105,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     cubind_mock_arg(&defaultMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+        if (defaultMode != NULL)
+            memset(defaultMode, 0, sizeof *defaultMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1474,6 +2120,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_begin("nvmlDeviceGetAccountingMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1484,6 +2134,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (stats != NULL)
+            memset(stats, 0, sizeof *stats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1494,6 +2148,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (pids != NULL)
+            memset(pids, 0, sizeof *pids);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1503,6 +2163,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, uns
     cubind_mock_begin("nvmlDeviceGetAccountingBufferSize", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1514,6 +2178,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRet
     cubind_mock_arg(&cause, sizeof(nvmlPageRetirementCause_t));
     cubind_mock_arg(&pageCount, sizeof(unsigned int *));
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pageCount != NULL)
+            memset(pageCount, 0, sizeof *pageCount);
+        if (addresses != NULL)
+            memset(addresses, 0, sizeof *addresses);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1526,6 +2196,14 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPage
     cubind_mock_arg(&pageCount, sizeof(unsigned int *));
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
     cubind_mock_arg(&timestamps, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pageCount != NULL)
+            memset(pageCount, 0, sizeof *pageCount);
+        if (addresses != NULL)
+            memset(addresses, 0, sizeof *addresses);
+        if (timestamps != NULL)
+            memset(timestamps, 0, sizeof *timestamps);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1535,6 +2213,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetRetiredPagesPendingStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isPending, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isPending != NULL)
+            memset(isPending, 0, sizeof *isPending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1547,6 +2229,16 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&uncRows, sizeof(unsigned int *));
     cubind_mock_arg(&isPending, sizeof(unsigned int *));
     cubind_mock_arg(&failureOccurred, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (corrRows != NULL)
+            memset(corrRows, 0, sizeof *corrRows);
+        if (uncRows != NULL)
+            memset(uncRows, 0, sizeof *uncRows);
+        if (isPending != NULL)
+            memset(isPending, 0, sizeof *isPending);
+        if (failureOccurred != NULL)
+            memset(failureOccurred, 0, sizeof *failureOccurred);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1556,6 +2248,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvm
     cubind_mock_begin("nvmlDeviceGetRowRemapperHistogram", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&values, sizeof(nvmlRowRemapperHistogramValues_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1565,6 +2261,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceA
     cubind_mock_begin("nvmlDeviceGetArchitecture", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&arch, sizeof(nvmlDeviceArchitecture_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (arch != NULL)
+            memset(arch, 0, sizeof *arch);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1574,6 +2274,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonS
     cubind_mock_begin("nvmlDeviceGetClkMonStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlClkMonStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (status != NULL)
+            memset(status, 0, sizeof *status);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1585,6 +2289,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlP
     cubind_mock_arg(&utilization, sizeof(nvmlProcessUtilizationSample_t *));
     cubind_mock_arg(&processSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&lastSeenTimeStamp, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (utilization != NULL)
+            memset(utilization, 0, sizeof *utilization);
+        if (processSamplesCount != NULL)
+            memset(processSamplesCount, 0, sizeof *processSamplesCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1594,6 +2304,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetProcessesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&procesesUtilInfo, sizeof(nvmlProcessesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (procesesUtilInfo != NULL)
+            memset(procesesUtilInfo, 0, sizeof *procesesUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1751,6 +2465,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (temp != NULL)
+            memset(temp, 0, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1832,6 +2550,10 @@ MOCK_API nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfC
 {
     cubind_mock_begin("nvmlSystemSetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeSetKeyRotationThresholdInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pKeyRotationThrInfo != NULL)
+            memset(pKeyRotationThrInfo, 0, sizeof *pKeyRotationThrInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1859,6 +2581,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isActive != NULL)
+            memset(isActive, 0, sizeof *isActive);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1869,6 +2595,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned i
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2610,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigne
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&capability, sizeof(nvmlNvLinkCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capResult != NULL)
+            memset(capResult, 0, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1890,6 +2624,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pci != NULL)
+            memset(pci, 0, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1901,6 +2639,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsig
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&counter, sizeof(nvmlNvLinkErrorCounter_t));
     cubind_mock_arg(&counterValue, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (counterValue != NULL)
+            memset(counterValue, 0, sizeof *counterValue);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1922,6 +2664,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
     cubind_mock_arg(&reset, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (control != NULL)
+            memset(control, 0, sizeof *control);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1933,6 +2679,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (control != NULL)
+            memset(control, 0, sizeof *control);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1945,6 +2695,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device,
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&rxcounter, sizeof(unsigned long long *));
     cubind_mock_arg(&txcounter, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (rxcounter != NULL)
+            memset(rxcounter, 0, sizeof *rxcounter);
+        if (txcounter != NULL)
+            memset(txcounter, 0, sizeof *txcounter);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1976,6 +2732,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pNvLinkDeviceType, sizeof(nvmlIntNvLinkDeviceType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNvLinkDeviceType != NULL)
+            memset(pNvLinkDeviceType, 0, sizeof *pNvLinkDeviceType);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1984,6 +2744,10 @@ MOCK_API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 {
     cubind_mock_begin("nvmlEventSetCreate", __builtin_return_address(0));
     cubind_mock_arg(&set, sizeof(nvmlEventSet_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (set != NULL)
+            memset(set, 0, sizeof *set);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2003,6 +2767,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsi
     cubind_mock_begin("nvmlDeviceGetSupportedEventTypes", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&eventTypes, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (eventTypes != NULL)
+            memset(eventTypes, 0, sizeof *eventTypes);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2013,6 +2781,10 @@ MOCK_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *d
     cubind_mock_arg(&set, sizeof(nvmlEventSet_t));
     cubind_mock_arg(&data, sizeof(nvmlEventData_t *));
     cubind_mock_arg(&timeoutms, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2030,6 +2802,10 @@ MOCK_API nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEna
     cubind_mock_begin("nvmlDeviceModifyDrainState", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&newState, sizeof(nvmlEnableState_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciInfo != NULL)
+            memset(pciInfo, 0, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2039,6 +2815,12 @@ MOCK_API nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnab
     cubind_mock_begin("nvmlDeviceQueryDrainState", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&currentState, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciInfo != NULL)
+            memset(pciInfo, 0, sizeof *pciInfo);
+        if (currentState != NULL)
+            memset(currentState, 0, sizeof *currentState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2049,6 +2831,10 @@ MOCK_API nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachG
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&gpuState, sizeof(nvmlDetachGpuState_t));
     cubind_mock_arg(&linkState, sizeof(nvmlPcieLinkState_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciInfo != NULL)
+            memset(pciInfo, 0, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2057,6 +2843,10 @@ MOCK_API nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)
 {
     cubind_mock_begin("nvmlDeviceDiscoverGpus", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciInfo != NULL)
+            memset(pciInfo, 0, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2067,6 +2857,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCo
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2077,6 +2871,10 @@ MOCK_API nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int values
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (values != NULL)
+            memset(values, 0, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2086,6 +2884,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlG
     cubind_mock_begin("nvmlDeviceGetVirtualizationMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pVirtualMode, sizeof(nvmlGpuVirtualizationMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pVirtualMode != NULL)
+            memset(pVirtualMode, 0, sizeof *pVirtualMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2095,6 +2897,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgp
     cubind_mock_begin("nvmlDeviceGetHostVgpuMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHostVgpuMode, sizeof(nvmlHostVgpuMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHostVgpuMode != NULL)
+            memset(pHostVgpuMode, 0, sizeof *pHostVgpuMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2113,6 +2919,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nv
     cubind_mock_begin("nvmlDeviceGetVgpuHeterogeneousMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHeterogeneousMode, sizeof(nvmlVgpuHeterogeneousMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHeterogeneousMode != NULL)
+            memset(pHeterogeneousMode, 0, sizeof *pHeterogeneousMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2131,6 +2941,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInst
     cubind_mock_begin("nvmlVgpuInstanceGetPlacementId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&pPlacement, sizeof(nvmlVgpuPlacementId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlacement != NULL)
+            memset(pPlacement, 0, sizeof *pPlacement);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2141,6 +2955,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlacementList != NULL)
+            memset(pPlacementList, 0, sizeof *pPlacementList);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2151,6 +2969,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlacementList != NULL)
+            memset(pPlacementList, 0, sizeof *pPlacementList);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2160,6 +2982,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, un
     cubind_mock_begin("nvmlVgpuTypeGetGspHeapSize", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gspHeapSize, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gspHeapSize != NULL)
+            memset(gspHeapSize, 0, sizeof *gspHeapSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2169,6 +2995,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, 
     cubind_mock_begin("nvmlVgpuTypeGetFbReservation", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbReservation, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fbReservation != NULL)
+            memset(fbReservation, 0, sizeof *fbReservation);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2188,6 +3018,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetGridLicensableFeatures_v4", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pGridLicensableFeatures, sizeof(nvmlGridLicensableFeatures_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGridLicensableFeatures != NULL)
+            memset(pGridLicensableFeatures, 0, sizeof *pGridLicensableFeatures);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2197,6 +3031,10 @@ MOCK_API nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t c
     cubind_mock_begin("nvmlGetVgpuDriverCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capability, sizeof(nvmlVgpuDriverCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capResult != NULL)
+            memset(capResult, 0, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2207,6 +3045,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&capability, sizeof(nvmlDeviceVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capResult != NULL)
+            memset(capResult, 0, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2217,6 +3059,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuCount != NULL)
+            memset(vgpuCount, 0, sizeof *vgpuCount);
+        if (vgpuTypeIds != NULL)
+            memset(vgpuTypeIds, 0, sizeof *vgpuTypeIds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2227,6 +3075,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuCount != NULL)
+            memset(vgpuCount, 0, sizeof *vgpuCount);
+        if (vgpuTypeIds != NULL)
+            memset(vgpuTypeIds, 0, sizeof *vgpuTypeIds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2237,6 +3091,12 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vg
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeClass, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuTypeClass != NULL)
+            memset(vgpuTypeClass, 0, sizeof *vgpuTypeClass);
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2247,6 +3107,12 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgp
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeName, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuTypeName != NULL)
+            memset(vgpuTypeName, 0, sizeof *vgpuTypeName);
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2256,6 +3122,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuT
     cubind_mock_begin("nvmlVgpuTypeGetGpuInstanceProfileId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gpuInstanceProfileId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstanceProfileId != NULL)
+            memset(gpuInstanceProfileId, 0, sizeof *gpuInstanceProfileId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2266,6 +3136,12 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsig
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&deviceID, sizeof(unsigned long long *));
     cubind_mock_arg(&subsystemID, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceID != NULL)
+            memset(deviceID, 0, sizeof *deviceID);
+        if (subsystemID != NULL)
+            memset(subsystemID, 0, sizeof *subsystemID);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2275,6 +3151,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_begin("nvmlVgpuTypeGetFramebufferSize", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbSize, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fbSize != NULL)
+            memset(fbSize, 0, sizeof *fbSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2284,6 +3164,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_begin("nvmlVgpuTypeGetNumDisplayHeads", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&numDisplayHeads, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numDisplayHeads != NULL)
+            memset(numDisplayHeads, 0, sizeof *numDisplayHeads);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2295,6 +3179,12 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, uns
     cubind_mock_arg(&displayIndex, sizeof(unsigned int));
     cubind_mock_arg(&xdim, sizeof(unsigned int *));
     cubind_mock_arg(&ydim, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (xdim != NULL)
+            memset(xdim, 0, sizeof *xdim);
+        if (ydim != NULL)
+            memset(ydim, 0, sizeof *ydim);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2305,6 +3195,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeLicenseString, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuTypeLicenseString != NULL)
+            memset(vgpuTypeLicenseString, 0, sizeof *vgpuTypeLicenseString);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2314,6 +3208,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId,
     cubind_mock_begin("nvmlVgpuTypeGetFrameRateLimit", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (frameRateLimit != NULL)
+            memset(frameRateLimit, 0, sizeof *frameRateLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2324,6 +3222,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuT
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuInstanceCount != NULL)
+            memset(vgpuInstanceCount, 0, sizeof *vgpuInstanceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2333,6 +3235,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuType
     cubind_mock_begin("nvmlVgpuTypeGetMaxInstancesPerVm", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCountPerVm, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuInstanceCountPerVm != NULL)
+            memset(vgpuInstanceCountPerVm, 0, sizeof *vgpuInstanceCountPerVm);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2343,6 +3249,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuInstances, sizeof(nvmlVgpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuCount != NULL)
+            memset(vgpuCount, 0, sizeof *vgpuCount);
+        if (vgpuInstances != NULL)
+            memset(vgpuInstances, 0, sizeof *vgpuInstances);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2354,6 +3266,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&vmId, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     cubind_mock_arg(&vmIdType, sizeof(nvmlVgpuVmIdType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vmId != NULL)
+            memset(vmId, 0, sizeof *vmId);
+        if (vmIdType != NULL)
+            memset(vmIdType, 0, sizeof *vmIdType);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2364,6 +3282,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (uuid != NULL)
+            memset(uuid, 0, sizeof *uuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2374,6 +3296,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (version != NULL)
+            memset(version, 0, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2383,6 +3309,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_begin("nvmlVgpuInstanceGetFbUsage", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbUsage, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fbUsage != NULL)
+            memset(fbUsage, 0, sizeof *fbUsage);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2392,6 +3322,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuIn
     cubind_mock_begin("nvmlVgpuInstanceGetLicenseStatus", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licensed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (licensed != NULL)
+            memset(licensed, 0, sizeof *licensed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2401,6 +3335,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, n
     cubind_mock_begin("nvmlVgpuInstanceGetType", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuTypeId != NULL)
+            memset(vgpuTypeId, 0, sizeof *vgpuTypeId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2410,6 +3348,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetFrameRateLimit", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (frameRateLimit != NULL)
+            memset(frameRateLimit, 0, sizeof *frameRateLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2419,6 +3361,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_begin("nvmlVgpuInstanceGetEccMode", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&eccMode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (eccMode != NULL)
+            memset(eccMode, 0, sizeof *eccMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2428,6 +3374,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpu
     cubind_mock_begin("nvmlVgpuInstanceGetEncoderCapacity", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (encoderCapacity != NULL)
+            memset(encoderCapacity, 0, sizeof *encoderCapacity);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2448,6 +3398,14 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuIns
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (averageFps != NULL)
+            memset(averageFps, 0, sizeof *averageFps);
+        if (averageLatency != NULL)
+            memset(averageLatency, 0, sizeof *averageLatency);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2458,6 +3416,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlEncoderSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (sessionInfo != NULL)
+            memset(sessionInfo, 0, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2467,6 +3431,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_begin("nvmlVgpuInstanceGetFBCStats", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fbcStats != NULL)
+            memset(fbcStats, 0, sizeof *fbcStats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2477,6 +3445,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInst
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sessionCount != NULL)
+            memset(sessionCount, 0, sizeof *sessionCount);
+        if (sessionInfo != NULL)
+            memset(sessionInfo, 0, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2486,6 +3460,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuIn
     cubind_mock_begin("nvmlVgpuInstanceGetGpuInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&gpuInstanceId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstanceId != NULL)
+            memset(gpuInstanceId, 0, sizeof *gpuInstanceId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2496,6 +3474,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuPciId, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuPciId != NULL)
+            memset(vgpuPciId, 0, sizeof *vgpuPciId);
+        if (length != NULL)
+            memset(length, 0, sizeof *length);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2506,6 +3490,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, n
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&capability, sizeof(nvmlVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capResult != NULL)
+            memset(capResult, 0, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2516,6 +3504,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&mdevUuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mdevUuid != NULL)
+            memset(mdevUuid, 0, sizeof *mdevUuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2526,6 +3518,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuMetadata, sizeof(nvmlVgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuMetadata != NULL)
+            memset(vgpuMetadata, 0, sizeof *vgpuMetadata);
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2536,6 +3534,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgp
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pgpuMetadata != NULL)
+            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2546,6 +3550,14 @@ MOCK_API nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata,
     cubind_mock_arg(&vgpuMetadata, sizeof(nvmlVgpuMetadata_t *));
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&compatibilityInfo, sizeof(nvmlVgpuPgpuCompatibility_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuMetadata != NULL)
+            memset(vgpuMetadata, 0, sizeof *vgpuMetadata);
+        if (pgpuMetadata != NULL)
+            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
+        if (compatibilityInfo != NULL)
+            memset(compatibilityInfo, 0, sizeof *compatibilityInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2556,6 +3568,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pgpuMetadata, sizeof(char *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pgpuMetadata != NULL)
+            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
+        if (bufferSize != NULL)
+            memset(bufferSize, 0, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2565,6 +3583,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgp
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerLog", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerLog, sizeof(nvmlVgpuSchedulerLog_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSchedulerLog != NULL)
+            memset(pSchedulerLog, 0, sizeof *pSchedulerLog);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2574,6 +3596,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerGetState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSchedulerState != NULL)
+            memset(pSchedulerState, 0, sizeof *pSchedulerState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2583,6 +3609,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pCapabilities, sizeof(nvmlVgpuSchedulerCapabilities_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pCapabilities != NULL)
+            memset(pCapabilities, 0, sizeof *pCapabilities);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2592,6 +3622,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_begin("nvmlDeviceSetVgpuSchedulerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerSetState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSchedulerState != NULL)
+            memset(pSchedulerState, 0, sizeof *pSchedulerState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2601,6 +3635,12 @@ MOCK_API nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuV
     cubind_mock_begin("nvmlGetVgpuVersion", __builtin_return_address(0));
     cubind_mock_arg(&supported, sizeof(nvmlVgpuVersion_t *));
     cubind_mock_arg(&current, sizeof(nvmlVgpuVersion_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (supported != NULL)
+            memset(supported, 0, sizeof *supported);
+        if (current != NULL)
+            memset(current, 0, sizeof *current);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2609,6 +3649,10 @@ MOCK_API nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)
 {
     cubind_mock_begin("nvmlSetVgpuVersion", __builtin_return_address(0));
     cubind_mock_arg(&vgpuVersion, sizeof(nvmlVgpuVersion_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuVersion != NULL)
+            memset(vgpuVersion, 0, sizeof *vgpuVersion);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2621,6 +3665,14 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned
     cubind_mock_arg(&sampleValType, sizeof(nvmlValueType_t *));
     cubind_mock_arg(&vgpuInstanceSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuInstanceUtilizationSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sampleValType != NULL)
+            memset(sampleValType, 0, sizeof *sampleValType);
+        if (vgpuInstanceSamplesCount != NULL)
+            memset(vgpuInstanceSamplesCount, 0, sizeof *vgpuInstanceSamplesCount);
+        if (utilizationSamples != NULL)
+            memset(utilizationSamples, 0, sizeof *utilizationSamples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2630,6 +3682,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetVgpuInstancesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuUtilInfo, sizeof(nvmlVgpuInstancesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuUtilInfo != NULL)
+            memset(vgpuUtilInfo, 0, sizeof *vgpuUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2641,6 +3697,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, u
     cubind_mock_arg(&lastSeenTimeStamp, sizeof(unsigned long long));
     cubind_mock_arg(&vgpuProcessSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuProcessUtilizationSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuProcessSamplesCount != NULL)
+            memset(vgpuProcessSamplesCount, 0, sizeof *vgpuProcessSamplesCount);
+        if (utilizationSamples != NULL)
+            memset(utilizationSamples, 0, sizeof *utilizationSamples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2650,6 +3712,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetVgpuProcessesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuProcUtilInfo, sizeof(nvmlVgpuProcessesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (vgpuProcUtilInfo != NULL)
+            memset(vgpuProcUtilInfo, 0, sizeof *vgpuProcUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2659,6 +3725,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetAccountingMode", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2669,6 +3739,12 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+        if (pids != NULL)
+            memset(pids, 0, sizeof *pids);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2679,6 +3755,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (stats != NULL)
+            memset(stats, 0, sizeof *stats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2696,6 +3776,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetLicenseInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licenseInfo, sizeof(nvmlVgpuLicenseInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (licenseInfo != NULL)
+            memset(licenseInfo, 0, sizeof *licenseInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2704,6 +3788,10 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
 {
     cubind_mock_begin("nvmlGetExcludedDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (deviceCount != NULL)
+            memset(deviceCount, 0, sizeof *deviceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2713,6 +3801,10 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlE
     cubind_mock_begin("nvmlGetExcludedDeviceInfoByIndex", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlExcludedDeviceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2723,6 +3815,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mod
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(unsigned int));
     cubind_mock_arg(&activationStatus, sizeof(nvmlReturn_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (activationStatus != NULL)
+            memset(activationStatus, 0, sizeof *activationStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2733,6 +3829,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *cu
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currentMode, sizeof(unsigned int *));
     cubind_mock_arg(&pendingMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (currentMode != NULL)
+            memset(currentMode, 0, sizeof *currentMode);
+        if (pendingMode != NULL)
+            memset(pendingMode, 0, sizeof *pendingMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2743,6 +3845,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2753,6 +3859,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2764,6 +3874,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placements, sizeof(nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (placements != NULL)
+            memset(placements, 0, sizeof *placements);
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2774,6 +3890,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2784,6 +3904,10 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstance != NULL)
+            memset(gpuInstance, 0, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2795,6 +3919,10 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t devi
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placement, sizeof(const nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstance != NULL)
+            memset(gpuInstance, 0, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2814,6 +3942,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstances, sizeof(nvmlGpuInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstances != NULL)
+            memset(gpuInstances, 0, sizeof *gpuInstances);
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2824,6 +3958,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpuInstance != NULL)
+            memset(gpuInstance, 0, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2833,6 +3971,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvml
     cubind_mock_begin("nvmlGpuInstanceGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2844,6 +3986,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstan
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2855,6 +4001,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInsta
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2865,6 +4015,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpu
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2876,6 +4030,12 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGp
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placements, sizeof(nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (placements != NULL)
+            memset(placements, 0, sizeof *placements);
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2886,6 +4046,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpu
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (computeInstance != NULL)
+            memset(computeInstance, 0, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2897,6 +4061,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuI
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placement, sizeof(const nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (computeInstance != NULL)
+            memset(computeInstance, 0, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2916,6 +4084,12 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuIn
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&computeInstances, sizeof(nvmlComputeInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (computeInstances != NULL)
+            memset(computeInstances, 0, sizeof *computeInstances);
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2926,6 +4100,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gp
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (computeInstance != NULL)
+            memset(computeInstance, 0, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2935,6 +4113,10 @@ MOCK_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t comput
     cubind_mock_begin("nvmlComputeInstanceGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2944,6 +4126,10 @@ MOCK_API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned 
     cubind_mock_begin("nvmlDeviceIsMigDeviceHandle", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isMigDevice, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isMigDevice != NULL)
+            memset(isMigDevice, 0, sizeof *isMigDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2953,6 +4139,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned i
     cubind_mock_begin("nvmlDeviceGetGpuInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (id != NULL)
+            memset(id, 0, sizeof *id);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2962,6 +4152,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetComputeInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (id != NULL)
+            memset(id, 0, sizeof *id);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2971,6 +4165,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetMaxMigDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2981,6 +4179,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (migDevice != NULL)
+            memset(migDevice, 0, sizeof *migDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2990,6 +4192,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", __builtin_return_address(0));
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2998,6 +4204,10 @@ MOCK_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
 {
     cubind_mock_begin("nvmlGpmMetricsGet", __builtin_return_address(0));
     cubind_mock_arg(&metricsGet, sizeof(nvmlGpmMetricsGet_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (metricsGet != NULL)
+            memset(metricsGet, 0, sizeof *metricsGet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3014,6 +4224,10 @@ MOCK_API nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
 {
     cubind_mock_begin("nvmlGpmSampleAlloc", __builtin_return_address(0));
     cubind_mock_arg(&gpmSample, sizeof(nvmlGpmSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpmSample != NULL)
+            memset(gpmSample, 0, sizeof *gpmSample);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3042,6 +4256,10 @@ MOCK_API nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupp
     cubind_mock_begin("nvmlGpmQueryDeviceSupport", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpmSupport, sizeof(nvmlGpmSupport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (gpmSupport != NULL)
+            memset(gpmSupport, 0, sizeof *gpmSupport);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -3051,6 +4269,10 @@ MOCK_API nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlGpmQueryIfStreamingEnabled", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&state, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (state != NULL)
+            memset(state, 0, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3069,6 +4291,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t de
     cubind_mock_begin("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&info, sizeof(nvmlNvLinkPowerThres_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (info != NULL)
+            memset(info, 0, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3085,6 +4311,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
 {
     cubind_mock_begin("nvmlSystemGetNvlinkBwMode", __builtin_return_address(0));
     cubind_mock_arg(&nvlinkBwMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nvlinkBwMode != NULL)
+            memset(nvlinkBwMode, 0, sizeof *nvlinkBwMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3094,6 +4324,10 @@ MOCK_API nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, 
     cubind_mock_begin("nvmlDeviceSetPowerManagementLimit_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerValue, sizeof(nvmlPowerValue_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (powerValue != NULL)
+            memset(powerValue, 0, sizeof *powerValue);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -3103,5 +4337,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlE
     cubind_mock_begin("nvmlDeviceGetSramEccErrorStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlEccSramErrorStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (status != NULL)
+            memset(status, 0, sizeof *status);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }

@@ -27,6 +27,12 @@ MOCK_API nvrtcResult nvrtcVersion(int *major, int *minor)
     cubind_mock_begin("nvrtcVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvrtc reports it (major-minor) */
         int mock_part, mock_status;
@@ -45,6 +51,10 @@ MOCK_API nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)
 {
     cubind_mock_begin("nvrtcGetNumSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&numArchs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numArchs != NULL)
+            memset(numArchs, 0, sizeof *numArchs);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -53,6 +63,10 @@ MOCK_API nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)
 {
     cubind_mock_begin("nvrtcGetSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&supportedArchs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (supportedArchs != NULL)
+            memset(supportedArchs, 0, sizeof *supportedArchs);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -66,6 +80,10 @@ MOCK_API nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, con
     cubind_mock_arg(&numHeaders, sizeof(int));
     cubind_mock_arg(&headers, sizeof(const char *const *));
     cubind_mock_arg(&includeNames, sizeof(const char *const *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prog != NULL)
+            memset(prog, 0, sizeof *prog);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -74,6 +92,10 @@ MOCK_API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     cubind_mock_begin("nvrtcDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prog != NULL)
+            memset(prog, 0, sizeof *prog);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -93,6 +115,10 @@ MOCK_API nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
     cubind_mock_begin("nvrtcGetPTXSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptxSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptxSizeRet != NULL)
+            memset(ptxSizeRet, 0, sizeof *ptxSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -102,6 +128,10 @@ MOCK_API nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     cubind_mock_begin("nvrtcGetPTX", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptx, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptx != NULL)
+            memset(ptx, 0, sizeof *ptx);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -111,6 +141,10 @@ MOCK_API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
     cubind_mock_begin("nvrtcGetCUBINSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubinSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cubinSizeRet != NULL)
+            memset(cubinSizeRet, 0, sizeof *cubinSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -120,6 +154,10 @@ MOCK_API nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
     cubind_mock_begin("nvrtcGetCUBIN", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubin, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (cubin != NULL)
+            memset(cubin, 0, sizeof *cubin);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -129,6 +167,10 @@ MOCK_API nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
     cubind_mock_begin("nvrtcGetLTOIRSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIRSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (LTOIRSizeRet != NULL)
+            memset(LTOIRSizeRet, 0, sizeof *LTOIRSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -138,6 +180,10 @@ MOCK_API nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
     cubind_mock_begin("nvrtcGetLTOIR", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIR, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (LTOIR != NULL)
+            memset(LTOIR, 0, sizeof *LTOIR);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -147,6 +193,10 @@ MOCK_API nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeR
     cubind_mock_begin("nvrtcGetOptiXIRSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixirSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (optixirSizeRet != NULL)
+            memset(optixirSizeRet, 0, sizeof *optixirSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -156,6 +206,10 @@ MOCK_API nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
     cubind_mock_begin("nvrtcGetOptiXIR", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixir, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (optixir != NULL)
+            memset(optixir, 0, sizeof *optixir);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -165,6 +219,10 @@ MOCK_API nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRe
     cubind_mock_begin("nvrtcGetProgramLogSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&logSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (logSizeRet != NULL)
+            memset(logSizeRet, 0, sizeof *logSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -174,6 +232,10 @@ MOCK_API nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
     cubind_mock_begin("nvrtcGetProgramLog", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (log != NULL)
+            memset(log, 0, sizeof *log);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -193,6 +255,10 @@ MOCK_API nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const na
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&name_expression, sizeof(const char *const));
     cubind_mock_arg(&lowered_name, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (lowered_name != NULL)
+            memset(lowered_name, 0, sizeof *lowered_name);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 

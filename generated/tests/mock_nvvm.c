@@ -29,6 +29,12 @@ MOCK_API nvvmResult nvvmVersion(int *major, int *minor)
     cubind_mock_begin("nvvmVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (major != NULL)
+            memset(major, 0, sizeof *major);
+        if (minor != NULL)
+            memset(minor, 0, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvvm reports it (major-minor) */
         int mock_part, mock_status;
@@ -50,6 +56,16 @@ MOCK_API nvvmResult nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int
     cubind_mock_arg(&minorIR, sizeof(int *));
     cubind_mock_arg(&majorDbg, sizeof(int *));
     cubind_mock_arg(&minorDbg, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (majorIR != NULL)
+            memset(majorIR, 0, sizeof *majorIR);
+        if (minorIR != NULL)
+            memset(minorIR, 0, sizeof *minorIR);
+        if (majorDbg != NULL)
+            memset(majorDbg, 0, sizeof *majorDbg);
+        if (minorDbg != NULL)
+            memset(minorDbg, 0, sizeof *minorDbg);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -58,6 +74,10 @@ MOCK_API nvvmResult nvvmCreateProgram(nvvmProgram *prog)
 {
     cubind_mock_begin("nvvmCreateProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prog != NULL)
+            memset(prog, 0, sizeof *prog);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -66,6 +86,10 @@ MOCK_API nvvmResult nvvmDestroyProgram(nvvmProgram *prog)
 {
     cubind_mock_begin("nvvmDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prog != NULL)
+            memset(prog, 0, sizeof *prog);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -98,6 +122,10 @@ MOCK_API nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const c
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -108,6 +136,10 @@ MOCK_API nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const ch
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (options != NULL)
+            memset(options, 0, sizeof *options);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -117,6 +149,10 @@ MOCK_API nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSi
     cubind_mock_begin("nvvmGetCompiledResultSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeRet != NULL)
+            memset(bufferSizeRet, 0, sizeof *bufferSizeRet);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -126,6 +162,10 @@ MOCK_API nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
     cubind_mock_begin("nvvmGetCompiledResult", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -135,6 +175,10 @@ MOCK_API nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRe
     cubind_mock_begin("nvvmGetProgramLogSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (bufferSizeRet != NULL)
+            memset(bufferSizeRet, 0, sizeof *bufferSizeRet);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -144,5 +188,9 @@ MOCK_API nvvmResult nvvmGetProgramLog(nvvmProgram prog, char *buffer)
     cubind_mock_begin("nvvmGetProgramLog", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+    }
     return (nvvmResult)cubind_mock_status();
 }

@@ -43,6 +43,10 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     cubind_mock_begin("cudaDeviceGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pValue != NULL)
+            memset(pValue, 0, sizeof *pValue);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -53,6 +57,10 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxWidthInElements != NULL)
+            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -61,6 +69,10 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pCacheConfig != NULL)
+            memset(pCacheConfig, 0, sizeof *pCacheConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -70,6 +82,12 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
     cubind_mock_begin("cudaDeviceGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (leastPriority != NULL)
+            memset(leastPriority, 0, sizeof *leastPriority);
+        if (greatestPriority != NULL)
+            memset(greatestPriority, 0, sizeof *greatestPriority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -87,6 +105,10 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
     cubind_mock_begin("cudaDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -97,6 +119,10 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciBusId != NULL)
+            memset(pciBusId, 0, sizeof *pciBusId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -106,6 +132,10 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
     cubind_mock_begin("cudaIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -115,6 +145,10 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
     cubind_mock_begin("cudaIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -124,6 +158,10 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
     cubind_mock_begin("cudaIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -134,6 +172,10 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -162,6 +204,10 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
     cubind_mock_arg(&callbackFunc, sizeof(cudaAsyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback != NULL)
+            memset(callback, 0, sizeof *callback);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -179,6 +225,10 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
 {
     cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pConfig != NULL)
+            memset(pConfig, 0, sizeof *pConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -225,6 +275,10 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 {
     cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -244,6 +298,10 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -265,6 +323,10 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
     cubind_mock_begin("cudaDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -283,6 +345,10 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     cubind_mock_begin("cudaDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -304,6 +370,10 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceP2PAttr));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -352,6 +422,10 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
 {
     cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -361,6 +435,10 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
     cubind_mock_begin("cudaSetValidDevices", __builtin_return_address(0));
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device_arr != NULL)
+            memset(device_arr, 0, sizeof *device_arr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -377,6 +455,10 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -385,6 +467,10 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -394,6 +480,10 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
     cubind_mock_begin("cudaStreamCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -404,6 +494,10 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -413,6 +507,10 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     cubind_mock_begin("cudaStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (priority != NULL)
+            memset(priority, 0, sizeof *priority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -422,6 +520,10 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
     cubind_mock_begin("cudaStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -431,6 +533,10 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
     cubind_mock_begin("cudaStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -467,6 +573,10 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -563,6 +673,10 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
 {
     cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -572,6 +686,10 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
     cubind_mock_begin("cudaStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -581,6 +699,10 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
     cubind_mock_begin("cudaStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pCaptureStatus != NULL)
+            memset(pCaptureStatus, 0, sizeof *pCaptureStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -595,6 +717,20 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaS
     cubind_mock_arg(&dependencies_out, sizeof(const cudaGraphNode_t **));
     cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (captureStatus_out != NULL)
+            memset(captureStatus_out, 0, sizeof *captureStatus_out);
+        if (id_out != NULL)
+            memset(id_out, 0, sizeof *id_out);
+        if (graph_out != NULL)
+            memset(graph_out, 0, sizeof *graph_out);
+        if (dependencies_out != NULL)
+            memset(dependencies_out, 0, sizeof *dependencies_out);
+        if (edgeData_out != NULL)
+            memset(edgeData_out, 0, sizeof *edgeData_out);
+        if (numDependencies_out != NULL)
+            memset(numDependencies_out, 0, sizeof *numDependencies_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -607,6 +743,10 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream,
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dependencies != NULL)
+            memset(dependencies, 0, sizeof *dependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -615,6 +755,10 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -624,6 +768,10 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
     cubind_mock_begin("cudaEventCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -677,6 +825,10 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     cubind_mock_arg(&ms, sizeof(float *));
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ms != NULL)
+            memset(ms, 0, sizeof *ms);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -766,6 +918,10 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -776,6 +932,10 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
     cubind_mock_arg(&config, sizeof(const cudaLaunchConfig_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -789,6 +949,10 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -807,6 +971,10 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attr != NULL)
+            memset(attr, 0, sizeof *attr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -826,6 +994,10 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
     cubind_mock_begin("cudaFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -837,6 +1009,12 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramOffset != NULL)
+            memset(paramOffset, 0, sizeof *paramOffset);
+        if (paramSize != NULL)
+            memset(paramSize, 0, sizeof *paramSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -867,6 +1045,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -878,6 +1060,10 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dynamicSmemSize != NULL)
+            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -890,6 +1076,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -900,6 +1090,10 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clusterSize != NULL)
+            memset(clusterSize, 0, sizeof *clusterSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -910,6 +1104,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numClusters != NULL)
+            memset(numClusters, 0, sizeof *numClusters);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -920,6 +1118,10 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -929,6 +1131,10 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
     cubind_mock_begin("cudaMalloc", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -938,6 +1144,10 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
     cubind_mock_begin("cudaMallocHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -949,6 +1159,12 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
     cubind_mock_arg(&pitch, sizeof(size_t *));
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+        if (pitch != NULL)
+            memset(pitch, 0, sizeof *pitch);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -961,6 +1177,10 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1003,6 +1223,10 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
     cubind_mock_arg(&pHost, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHost != NULL)
+            memset(pHost, 0, sizeof *pHost);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1031,6 +1255,10 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
     cubind_mock_arg(&pDevice, sizeof(void **));
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDevice != NULL)
+            memset(pDevice, 0, sizeof *pDevice);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1040,6 +1268,10 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     cubind_mock_begin("cudaHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1049,6 +1281,10 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
     cubind_mock_begin("cudaMalloc3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pitchedDevPtr != NULL)
+            memset(pitchedDevPtr, 0, sizeof *pitchedDevPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1060,6 +1296,10 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1072,6 +1312,10 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&numLevels, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmappedArray != NULL)
+            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1082,6 +1326,10 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
     cubind_mock_arg(&levelArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (levelArray != NULL)
+            memset(levelArray, 0, sizeof *levelArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1125,6 +1373,12 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     cubind_mock_begin("cudaMemGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (free != NULL)
+            memset(free, 0, sizeof *free);
+        if (total != NULL)
+            memset(total, 0, sizeof *total);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1136,6 +1390,14 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
     cubind_mock_arg(&extent, sizeof(struct cudaExtent *));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (desc != NULL)
+            memset(desc, 0, sizeof *desc);
+        if (extent != NULL)
+            memset(extent, 0, sizeof *extent);
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1146,6 +1408,10 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
     cubind_mock_arg(&pPlaneArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlaneArray != NULL)
+            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1156,6 +1422,10 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1166,6 +1436,10 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1175,6 +1449,10 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
     cubind_mock_begin("cudaArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1184,6 +1462,10 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
     cubind_mock_begin("cudaMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1493,6 +1775,10 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     cubind_mock_begin("cudaGetSymbolAddress", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1502,6 +1788,10 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     cubind_mock_begin("cudaGetSymbolSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1595,6 +1885,14 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (dataSizes != NULL)
+            memset(dataSizes, 0, sizeof *dataSizes);
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1674,6 +1972,10 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1732,6 +2034,12 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
     cubind_mock_arg(&flags, sizeof(enum cudaMemAccessFlags *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1793,6 +2101,10 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1815,6 +2127,10 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1824,6 +2140,10 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
     cubind_mock_begin("cudaMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (exportData != NULL)
+            memset(exportData, 0, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1834,6 +2154,12 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+        if (exportData != NULL)
+            memset(exportData, 0, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1853,6 +2179,10 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (canAccessPeer != NULL)
+            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1897,6 +2227,10 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1907,6 +2241,10 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1917,6 +2255,12 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1928,6 +2272,10 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1937,6 +2285,10 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
     cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmappedArray != NULL)
+            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1946,6 +2298,10 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
     cubind_mock_begin("cudaGetChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (desc != NULL)
+            memset(desc, 0, sizeof *desc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1999,6 +2355,10 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexDesc != NULL)
+            memset(pTexDesc, 0, sizeof *pTexDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2042,6 +2402,10 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (driverVersion != NULL)
+            memset(driverVersion, 0, sizeof *driverVersion);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2049,6 +2413,10 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (runtimeVersion != NULL)
+            memset(runtimeVersion, 0, sizeof *runtimeVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudart reports it (encoded) */
         long long mock_value = 0;
@@ -2123,6 +2491,10 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     cubind_mock_begin("cudaGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2135,6 +2507,10 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2144,6 +2520,10 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2172,6 +2552,10 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2194,6 +2578,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pCopyParams, sizeof(const struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2210,6 +2598,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2226,6 +2618,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2241,6 +2637,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2250,6 +2650,10 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2309,6 +2713,10 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pMemsetParams, sizeof(const struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2318,6 +2726,10 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2339,6 +2751,10 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2348,6 +2764,10 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
     cubind_mock_begin("cudaGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2369,6 +2789,10 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2378,6 +2802,10 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
     cubind_mock_begin("cudaGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2389,6 +2817,10 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2401,6 +2833,10 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2410,6 +2846,10 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
     cubind_mock_begin("cudaGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2431,6 +2871,10 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2440,6 +2884,10 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
     cubind_mock_begin("cudaGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2461,6 +2909,10 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2470,6 +2922,10 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
     cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2491,6 +2947,10 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2500,6 +2960,10 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
     cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2542,6 +3006,10 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2588,6 +3056,10 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
     cubind_mock_begin("cudaGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphClone != NULL)
+            memset(pGraphClone, 0, sizeof *pGraphClone);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2598,6 +3070,10 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
     cubind_mock_arg(&pNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNode != NULL)
+            memset(pNode, 0, sizeof *pNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2607,6 +3083,10 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
     cubind_mock_begin("cudaGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pType != NULL)
+            memset(pType, 0, sizeof *pType);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2617,6 +3097,12 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodes != NULL)
+            memset(nodes, 0, sizeof *nodes);
+        if (numNodes != NULL)
+            memset(numNodes, 0, sizeof *numNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2627,6 +3113,12 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pRootNodes != NULL)
+            memset(pRootNodes, 0, sizeof *pRootNodes);
+        if (pNumRootNodes != NULL)
+            memset(pNumRootNodes, 0, sizeof *pNumRootNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2639,6 +3131,16 @@ MOCK_API cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *fr
     cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (from != NULL)
+            memset(from, 0, sizeof *from);
+        if (to != NULL)
+            memset(to, 0, sizeof *to);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (numEdges != NULL)
+            memset(numEdges, 0, sizeof *numEdges);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2650,6 +3152,14 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaG
     cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDependencies != NULL)
+            memset(pDependencies, 0, sizeof *pDependencies);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (pNumDependencies != NULL)
+            memset(pNumDependencies, 0, sizeof *pNumDependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2661,6 +3171,14 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cud
     cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDependentNodes != NULL)
+            memset(pDependentNodes, 0, sizeof *pDependentNodes);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (pNumDependentNodes != NULL)
+            memset(pNumDependentNodes, 0, sizeof *pNumDependentNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2703,6 +3221,10 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2713,6 +3235,10 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2723,6 +3249,12 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+        if (instantiateParams != NULL)
+            memset(instantiateParams, 0, sizeof *instantiateParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2732,6 +3264,10 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
     cubind_mock_begin("cudaGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2883,6 +3419,10 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2893,6 +3433,10 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resultInfo != NULL)
+            memset(resultInfo, 0, sizeof *resultInfo);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2949,6 +3493,10 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
     cubind_mock_arg(&destroy, sizeof(cudaHostFn_t));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (object_out != NULL)
+            memset(object_out, 0, sizeof *object_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3034,6 +3582,10 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle_out != NULL)
+            memset(pHandle_out, 0, sizeof *pHandle_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3045,6 +3597,12 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (funcPtr != NULL)
+            memset(funcPtr, 0, sizeof *funcPtr);
+        if (driverStatus != NULL)
+            memset(driverStatus, 0, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3187,6 +3745,10 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
     cubind_mock_begin("cudaGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ppExportTable != NULL)
+            memset(ppExportTable, 0, sizeof *ppExportTable);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3196,6 +3758,10 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
     cubind_mock_begin("cudaGetFuncBySymbol", __builtin_return_address(0));
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (functionPtr != NULL)
+            memset(functionPtr, 0, sizeof *functionPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3205,6 +3771,10 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     cubind_mock_begin("cudaGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelPtr != NULL)
+            memset(kernelPtr, 0, sizeof *kernelPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif

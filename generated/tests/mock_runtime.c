@@ -45,6 +45,10 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     cubind_mock_begin("cudaDeviceGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pValue != NULL)
+            memset(pValue, 0, sizeof *pValue);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -55,6 +59,10 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (maxWidthInElements != NULL)
+            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -63,6 +71,10 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pCacheConfig != NULL)
+            memset(pCacheConfig, 0, sizeof *pCacheConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -72,6 +84,12 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
     cubind_mock_begin("cudaDeviceGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (leastPriority != NULL)
+            memset(leastPriority, 0, sizeof *leastPriority);
+        if (greatestPriority != NULL)
+            memset(greatestPriority, 0, sizeof *greatestPriority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -89,6 +107,10 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
     cubind_mock_begin("cudaDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -99,6 +121,10 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pciBusId != NULL)
+            memset(pciBusId, 0, sizeof *pciBusId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -108,6 +134,10 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
     cubind_mock_begin("cudaIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -117,6 +147,10 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
     cubind_mock_begin("cudaIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -126,6 +160,10 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
     cubind_mock_begin("cudaIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (handle != NULL)
+            memset(handle, 0, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -136,6 +174,10 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -164,6 +206,10 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
     cubind_mock_arg(&callbackFunc, sizeof(cudaAsyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback != NULL)
+            memset(callback, 0, sizeof *callback);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -181,6 +227,10 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
 {
     cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pConfig != NULL)
+            memset(pConfig, 0, sizeof *pConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -227,6 +277,10 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 {
     cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -236,6 +290,10 @@ MOCK_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int de
     cubind_mock_begin("cudaGetDeviceProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(struct cudaDeviceProp *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (prop != NULL)
+            memset(prop, 0, sizeof *prop);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -246,6 +304,10 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -257,6 +319,10 @@ MOCK_API cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilit
     cubind_mock_arg(&operations, sizeof(const enum cudaAtomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capabilities != NULL)
+            memset(capabilities, 0, sizeof *capabilities);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -266,6 +332,10 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
     cubind_mock_begin("cudaDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -284,6 +354,10 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     cubind_mock_begin("cudaDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -305,6 +379,10 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceP2PAttr));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value != NULL)
+            memset(value, 0, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -317,6 +395,10 @@ MOCK_API cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabiliti
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (capabilities != NULL)
+            memset(capabilities, 0, sizeof *capabilities);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -326,6 +408,10 @@ MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *
     cubind_mock_begin("cudaChooseDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&prop, sizeof(const struct cudaDeviceProp *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -352,6 +438,10 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
 {
     cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -361,6 +451,10 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
     cubind_mock_begin("cudaSetValidDevices", __builtin_return_address(0));
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device_arr != NULL)
+            memset(device_arr, 0, sizeof *device_arr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -377,6 +471,10 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -385,6 +483,10 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -394,6 +496,10 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
     cubind_mock_begin("cudaStreamCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -404,6 +510,10 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pStream != NULL)
+            memset(pStream, 0, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -413,6 +523,10 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     cubind_mock_begin("cudaStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (priority != NULL)
+            memset(priority, 0, sizeof *priority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -422,6 +536,10 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
     cubind_mock_begin("cudaStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -431,6 +549,10 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
     cubind_mock_begin("cudaStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (streamId != NULL)
+            memset(streamId, 0, sizeof *streamId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -440,6 +562,10 @@ MOCK_API cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
     cubind_mock_begin("cudaStreamGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (device != NULL)
+            memset(device, 0, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -466,6 +592,10 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -562,6 +692,10 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
 {
     cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mode != NULL)
+            memset(mode, 0, sizeof *mode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -571,6 +705,10 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
     cubind_mock_begin("cudaStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -580,6 +718,10 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
     cubind_mock_begin("cudaStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pCaptureStatus != NULL)
+            memset(pCaptureStatus, 0, sizeof *pCaptureStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -594,6 +736,20 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStre
     cubind_mock_arg(&dependencies_out, sizeof(const cudaGraphNode_t **));
     cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (captureStatus_out != NULL)
+            memset(captureStatus_out, 0, sizeof *captureStatus_out);
+        if (id_out != NULL)
+            memset(id_out, 0, sizeof *id_out);
+        if (graph_out != NULL)
+            memset(graph_out, 0, sizeof *graph_out);
+        if (dependencies_out != NULL)
+            memset(dependencies_out, 0, sizeof *dependencies_out);
+        if (edgeData_out != NULL)
+            memset(edgeData_out, 0, sizeof *edgeData_out);
+        if (numDependencies_out != NULL)
+            memset(numDependencies_out, 0, sizeof *numDependencies_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -606,6 +762,10 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cu
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dependencies != NULL)
+            memset(dependencies, 0, sizeof *dependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -614,6 +774,10 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -623,6 +787,10 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
     cubind_mock_begin("cudaEventCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event != NULL)
+            memset(event, 0, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -676,6 +844,10 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     cubind_mock_arg(&ms, sizeof(float *));
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ms != NULL)
+            memset(ms, 0, sizeof *ms);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -685,6 +857,10 @@ MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, 
     cubind_mock_begin("cudaImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(cudaExternalMemory_t *));
     cubind_mock_arg(&memHandleDesc, sizeof(const struct cudaExternalMemoryHandleDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extMem_out != NULL)
+            memset(extMem_out, 0, sizeof *extMem_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -695,6 +871,10 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExtern
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&bufferDesc, sizeof(const struct cudaExternalMemoryBufferDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -705,6 +885,10 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArra
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&mipmapDesc, sizeof(const struct cudaExternalMemoryMipmappedArrayDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmap != NULL)
+            memset(mipmap, 0, sizeof *mipmap);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -722,6 +906,10 @@ MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem
     cubind_mock_begin("cudaImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(cudaExternalSemaphore_t *));
     cubind_mock_arg(&semHandleDesc, sizeof(const struct cudaExternalSemaphoreHandleDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (extSem_out != NULL)
+            memset(extSem_out, 0, sizeof *extSem_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -765,6 +953,10 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -775,6 +967,10 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
     cubind_mock_arg(&config, sizeof(const cudaLaunchConfig_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -788,6 +984,10 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (args != NULL)
+            memset(args, 0, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -806,6 +1006,10 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attr != NULL)
+            memset(attr, 0, sizeof *attr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -825,6 +1029,10 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
     cubind_mock_begin("cudaFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (name != NULL)
+            memset(name, 0, sizeof *name);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -836,6 +1044,12 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (paramOffset != NULL)
+            memset(paramOffset, 0, sizeof *paramOffset);
+        if (paramSize != NULL)
+            memset(paramSize, 0, sizeof *paramSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -866,6 +1080,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -877,6 +1095,10 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dynamicSmemSize != NULL)
+            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -889,6 +1111,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numBlocks != NULL)
+            memset(numBlocks, 0, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -899,6 +1125,10 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (clusterSize != NULL)
+            memset(clusterSize, 0, sizeof *clusterSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -909,6 +1139,10 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (numClusters != NULL)
+            memset(numClusters, 0, sizeof *numClusters);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -919,6 +1153,10 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -928,6 +1166,10 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
     cubind_mock_begin("cudaMalloc", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -937,6 +1179,10 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
     cubind_mock_begin("cudaMallocHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -948,6 +1194,12 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
     cubind_mock_arg(&pitch, sizeof(size_t *));
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+        if (pitch != NULL)
+            memset(pitch, 0, sizeof *pitch);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -960,6 +1212,10 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1002,6 +1258,10 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
     cubind_mock_arg(&pHost, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHost != NULL)
+            memset(pHost, 0, sizeof *pHost);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1030,6 +1290,10 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
     cubind_mock_arg(&pDevice, sizeof(void **));
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDevice != NULL)
+            memset(pDevice, 0, sizeof *pDevice);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1039,6 +1303,10 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     cubind_mock_begin("cudaHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pFlags != NULL)
+            memset(pFlags, 0, sizeof *pFlags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1048,6 +1316,10 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
     cubind_mock_begin("cudaMalloc3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pitchedDevPtr != NULL)
+            memset(pitchedDevPtr, 0, sizeof *pitchedDevPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1059,6 +1331,10 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1071,6 +1347,10 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&numLevels, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmappedArray != NULL)
+            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1081,6 +1361,10 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
     cubind_mock_arg(&levelArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (levelArray != NULL)
+            memset(levelArray, 0, sizeof *levelArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1124,6 +1408,12 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     cubind_mock_begin("cudaMemGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (free != NULL)
+            memset(free, 0, sizeof *free);
+        if (total != NULL)
+            memset(total, 0, sizeof *total);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1135,6 +1425,14 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
     cubind_mock_arg(&extent, sizeof(struct cudaExtent *));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (desc != NULL)
+            memset(desc, 0, sizeof *desc);
+        if (extent != NULL)
+            memset(extent, 0, sizeof *extent);
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1145,6 +1443,10 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
     cubind_mock_arg(&pPlaneArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pPlaneArray != NULL)
+            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1155,6 +1457,10 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1165,6 +1471,10 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memoryRequirements != NULL)
+            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1174,6 +1484,10 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
     cubind_mock_begin("cudaArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1183,6 +1497,10 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
     cubind_mock_begin("cudaMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (sparseProperties != NULL)
+            memset(sparseProperties, 0, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1330,6 +1648,12 @@ MOCK_API cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *
     cubind_mock_arg(&attrsIdxs, sizeof(size_t *));
     cubind_mock_arg(&numAttrs, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attrs != NULL)
+            memset(attrs, 0, sizeof *attrs);
+        if (attrsIdxs != NULL)
+            memset(attrsIdxs, 0, sizeof *attrsIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1341,6 +1665,10 @@ MOCK_API cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBa
     cubind_mock_arg(&opList, sizeof(struct cudaMemcpy3DBatchOp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (opList != NULL)
+            memset(opList, 0, sizeof *opList);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1490,6 +1818,10 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     cubind_mock_begin("cudaGetSymbolAddress", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1499,6 +1831,10 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     cubind_mock_begin("cudaGetSymbolSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1526,6 +1862,16 @@ MOCK_API cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptrs != NULL)
+            memset(dptrs, 0, sizeof *dptrs);
+        if (sizes != NULL)
+            memset(sizes, 0, sizeof *sizes);
+        if (prefetchLocs != NULL)
+            memset(prefetchLocs, 0, sizeof *prefetchLocs);
+        if (prefetchLocIdxs != NULL)
+            memset(prefetchLocIdxs, 0, sizeof *prefetchLocIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1538,6 +1884,12 @@ MOCK_API cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptrs != NULL)
+            memset(dptrs, 0, sizeof *dptrs);
+        if (sizes != NULL)
+            memset(sizes, 0, sizeof *sizes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1553,6 +1905,16 @@ MOCK_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *s
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptrs != NULL)
+            memset(dptrs, 0, sizeof *dptrs);
+        if (sizes != NULL)
+            memset(sizes, 0, sizeof *sizes);
+        if (prefetchLocs != NULL)
+            memset(prefetchLocs, 0, sizeof *prefetchLocs);
+        if (prefetchLocIdxs != NULL)
+            memset(prefetchLocIdxs, 0, sizeof *prefetchLocIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1589,6 +1951,14 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (data != NULL)
+            memset(data, 0, sizeof *data);
+        if (dataSizes != NULL)
+            memset(dataSizes, 0, sizeof *dataSizes);
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1668,6 +2038,10 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1726,6 +2100,12 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
     cubind_mock_arg(&flags, sizeof(enum cudaMemAccessFlags *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1735,6 +2115,10 @@ MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cuda
     cubind_mock_begin("cudaMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&poolProps, sizeof(const struct cudaMemPoolProps *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1753,6 +2137,12 @@ MOCK_API cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cud
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1763,6 +2153,12 @@ MOCK_API cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLoc
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1773,6 +2169,10 @@ MOCK_API cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cu
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (location != NULL)
+            memset(location, 0, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1784,6 +2184,10 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1806,6 +2210,10 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (memPool != NULL)
+            memset(memPool, 0, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1815,6 +2223,10 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
     cubind_mock_begin("cudaMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (exportData != NULL)
+            memset(exportData, 0, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1825,6 +2237,12 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ptr != NULL)
+            memset(ptr, 0, sizeof *ptr);
+        if (exportData != NULL)
+            memset(exportData, 0, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1834,6 +2252,10 @@ MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr
     cubind_mock_begin("cudaPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attributes, sizeof(struct cudaPointerAttributes *));
     cubind_mock_arg(&ptr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (attributes != NULL)
+            memset(attributes, 0, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1844,6 +2266,10 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (canAccessPeer != NULL)
+            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1888,6 +2314,10 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1898,6 +2328,10 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resources != NULL)
+            memset(resources, 0, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1908,6 +2342,12 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (devPtr != NULL)
+            memset(devPtr, 0, sizeof *devPtr);
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1919,6 +2359,10 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (array != NULL)
+            memset(array, 0, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1928,6 +2372,10 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
     cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (mipmappedArray != NULL)
+            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1937,6 +2385,10 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
     cubind_mock_begin("cudaGetChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (desc != NULL)
+            memset(desc, 0, sizeof *desc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1964,6 +2416,10 @@ MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, co
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
     cubind_mock_arg(&pResViewDesc, sizeof(const struct cudaResourceViewDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexObject != NULL)
+            memset(pTexObject, 0, sizeof *pTexObject);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1981,6 +2437,10 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1990,6 +2450,10 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pTexDesc != NULL)
+            memset(pTexDesc, 0, sizeof *pTexDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1999,6 +2463,10 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
     cubind_mock_begin("cudaGetTextureObjectResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(struct cudaResourceViewDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResViewDesc != NULL)
+            memset(pResViewDesc, 0, sizeof *pResViewDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2008,6 +2476,10 @@ MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, c
     cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pSurfObject != NULL)
+            memset(pSurfObject, 0, sizeof *pSurfObject);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2025,6 +2497,10 @@ MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pResDesc != NULL)
+            memset(pResDesc, 0, sizeof *pResDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2033,6 +2509,10 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (driverVersion != NULL)
+            memset(driverVersion, 0, sizeof *driverVersion);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2040,6 +2520,10 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (runtimeVersion != NULL)
+            memset(runtimeVersion, 0, sizeof *runtimeVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudart reports it (encoded) */
         long long mock_value = 0;
@@ -2062,6 +2546,10 @@ MOCK_API cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, v
     cubind_mock_arg(&callbackFunc, sizeof(cudaLogsCallback_t));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(cudaLogsCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (callback_out != NULL)
+            memset(callback_out, 0, sizeof *callback_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2079,6 +2567,10 @@ MOCK_API cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int
     cubind_mock_begin("cudaLogsCurrent", __builtin_return_address(0));
     cubind_mock_arg(&iterator_out, sizeof(cudaLogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (iterator_out != NULL)
+            memset(iterator_out, 0, sizeof *iterator_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2089,6 +2581,10 @@ MOCK_API cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *p
     cubind_mock_arg(&iterator, sizeof(cudaLogIterator *));
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (iterator != NULL)
+            memset(iterator, 0, sizeof *iterator);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2100,6 +2596,14 @@ MOCK_API cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffe
     cubind_mock_arg(&buffer, sizeof(char *));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (iterator != NULL)
+            memset(iterator, 0, sizeof *iterator);
+        if (buffer != NULL)
+            memset(buffer, 0, sizeof *buffer);
+        if (size != NULL)
+            memset(size, 0, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2109,6 +2613,10 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     cubind_mock_begin("cudaGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2121,6 +2629,10 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2130,6 +2642,10 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2158,6 +2674,10 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (value_out != NULL)
+            memset(value_out, 0, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2180,6 +2700,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pCopyParams, sizeof(const struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2196,6 +2720,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2212,6 +2740,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2227,6 +2759,10 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2236,6 +2772,10 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2295,6 +2835,10 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pMemsetParams, sizeof(const struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2304,6 +2848,10 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2325,6 +2873,10 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2334,6 +2886,10 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
     cubind_mock_begin("cudaGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNodeParams != NULL)
+            memset(pNodeParams, 0, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2355,6 +2911,10 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2364,6 +2924,10 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
     cubind_mock_begin("cudaGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraph != NULL)
+            memset(pGraph, 0, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2375,6 +2939,10 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2387,6 +2955,10 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2396,6 +2968,10 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
     cubind_mock_begin("cudaGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2417,6 +2993,10 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2426,6 +3006,10 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
     cubind_mock_begin("cudaGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (event_out != NULL)
+            memset(event_out, 0, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2447,6 +3031,10 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2456,6 +3044,10 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
     cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2477,6 +3069,10 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2486,6 +3082,10 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
     cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2507,6 +3107,12 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaMemAllocNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2516,6 +3122,10 @@ MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct
     cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (params_out != NULL)
+            memset(params_out, 0, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2528,6 +3138,10 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2574,6 +3188,10 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
     cubind_mock_begin("cudaGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphClone != NULL)
+            memset(pGraphClone, 0, sizeof *pGraphClone);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2584,6 +3202,10 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
     cubind_mock_arg(&pNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pNode != NULL)
+            memset(pNode, 0, sizeof *pNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2593,6 +3215,10 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
     cubind_mock_begin("cudaGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pType != NULL)
+            memset(pType, 0, sizeof *pType);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2603,6 +3229,12 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodes != NULL)
+            memset(nodes, 0, sizeof *nodes);
+        if (numNodes != NULL)
+            memset(numNodes, 0, sizeof *numNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2613,6 +3245,12 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pRootNodes != NULL)
+            memset(pRootNodes, 0, sizeof *pRootNodes);
+        if (pNumRootNodes != NULL)
+            memset(pNumRootNodes, 0, sizeof *pNumRootNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2625,6 +3263,16 @@ MOCK_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
     cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (from != NULL)
+            memset(from, 0, sizeof *from);
+        if (to != NULL)
+            memset(to, 0, sizeof *to);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (numEdges != NULL)
+            memset(numEdges, 0, sizeof *numEdges);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2636,6 +3284,14 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGrap
     cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDependencies != NULL)
+            memset(pDependencies, 0, sizeof *pDependencies);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (pNumDependencies != NULL)
+            memset(pNumDependencies, 0, sizeof *pNumDependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2647,6 +3303,14 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGr
     cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pDependentNodes != NULL)
+            memset(pDependentNodes, 0, sizeof *pDependentNodes);
+        if (edgeData != NULL)
+            memset(edgeData, 0, sizeof *edgeData);
+        if (pNumDependentNodes != NULL)
+            memset(pNumDependentNodes, 0, sizeof *pNumDependentNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2689,6 +3353,10 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2699,6 +3367,10 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2709,6 +3381,12 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+        if (instantiateParams != NULL)
+            memset(instantiateParams, 0, sizeof *instantiateParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2718,6 +3396,10 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
     cubind_mock_begin("cudaGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (flags != NULL)
+            memset(flags, 0, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2869,6 +3551,10 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (isEnabled != NULL)
+            memset(isEnabled, 0, sizeof *isEnabled);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2879,6 +3565,10 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (resultInfo != NULL)
+            memset(resultInfo, 0, sizeof *resultInfo);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2935,6 +3625,10 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
     cubind_mock_arg(&destroy, sizeof(cudaHostFn_t));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (object_out != NULL)
+            memset(object_out, 0, sizeof *object_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2987,6 +3681,12 @@ MOCK_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t g
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphNode != NULL)
+            memset(pGraphNode, 0, sizeof *pGraphNode);
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2996,6 +3696,10 @@ MOCK_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGra
     cubind_mock_begin("cudaGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3006,6 +3710,10 @@ MOCK_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaG
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (nodeParams != NULL)
+            memset(nodeParams, 0, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3017,6 +3725,10 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pHandle_out != NULL)
+            memset(pHandle_out, 0, sizeof *pHandle_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3028,6 +3740,12 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (funcPtr != NULL)
+            memset(funcPtr, 0, sizeof *funcPtr);
+        if (driverStatus != NULL)
+            memset(driverStatus, 0, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3040,6 +3758,12 @@ MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void *
     cubind_mock_arg(&cudaVersion, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (funcPtr != NULL)
+            memset(funcPtr, 0, sizeof *funcPtr);
+        if (driverStatus != NULL)
+            memset(driverStatus, 0, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3055,6 +3779,18 @@ MOCK_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *cod
     cubind_mock_arg(&libraryOptions, sizeof(enum cudaLibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (library != NULL)
+            memset(library, 0, sizeof *library);
+        if (jitOptions != NULL)
+            memset(jitOptions, 0, sizeof *jitOptions);
+        if (jitOptionsValues != NULL)
+            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
+        if (libraryOptions != NULL)
+            memset(libraryOptions, 0, sizeof *libraryOptions);
+        if (libraryOptionValues != NULL)
+            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3070,6 +3806,18 @@ MOCK_API cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char 
     cubind_mock_arg(&libraryOptions, sizeof(enum cudaLibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (library != NULL)
+            memset(library, 0, sizeof *library);
+        if (jitOptions != NULL)
+            memset(jitOptions, 0, sizeof *jitOptions);
+        if (jitOptionsValues != NULL)
+            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
+        if (libraryOptions != NULL)
+            memset(libraryOptions, 0, sizeof *libraryOptions);
+        if (libraryOptionValues != NULL)
+            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3088,6 +3836,10 @@ MOCK_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t l
     cubind_mock_arg(&pKernel, sizeof(cudaKernel_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pKernel != NULL)
+            memset(pKernel, 0, sizeof *pKernel);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3099,6 +3851,12 @@ MOCK_API cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrar
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +3868,12 @@ MOCK_API cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibra
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (dptr != NULL)
+            memset(dptr, 0, sizeof *dptr);
+        if (bytes != NULL)
+            memset(bytes, 0, sizeof *bytes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3120,6 +3884,10 @@ MOCK_API cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t li
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&symbol, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (fptr != NULL)
+            memset(fptr, 0, sizeof *fptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3129,6 +3897,10 @@ MOCK_API cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_
     cubind_mock_begin("cudaLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (count != NULL)
+            memset(count, 0, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3139,6 +3911,10 @@ MOCK_API cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned
     cubind_mock_arg(&kernels, sizeof(cudaKernel_t *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernels != NULL)
+            memset(kernels, 0, sizeof *kernels);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3159,6 +3935,10 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
     cubind_mock_begin("cudaGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (ppExportTable != NULL)
+            memset(ppExportTable, 0, sizeof *ppExportTable);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3168,6 +3948,10 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
     cubind_mock_begin("cudaGetFuncBySymbol", __builtin_return_address(0));
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (functionPtr != NULL)
+            memset(functionPtr, 0, sizeof *functionPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3177,6 +3961,10 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     cubind_mock_begin("cudaGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (kernelPtr != NULL)
+            memset(kernelPtr, 0, sizeof *kernelPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
