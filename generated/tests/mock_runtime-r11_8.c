@@ -3153,14 +3153,17 @@ MOCK_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node)
 }
 #endif
 
-/* cudaGraphInstantiate's semantic adapter calls it (generator/semantic.toml): CUDA 11.8's form, recording its arguments */
-MOCK_API enum cudaError cudaGraphInstantiateWithFlags(struct CUgraphExec_st ** a0, struct CUgraph_st * a1, unsigned long long a2)
+MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
 {
     cubind_mock_begin("cudaGraphInstantiateWithFlags", __builtin_return_address(0));
-    cubind_mock_arg(&a0, sizeof a0);
-    cubind_mock_arg(&a1, sizeof a1);
-    cubind_mock_arg(&a2, sizeof a2);
-    return (enum cudaError)cubind_mock_status();
+    cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
+    cubind_mock_arg(&graph, sizeof(cudaGraph_t));
+    cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        if (pGraphExec != NULL)
+            memset(pGraphExec, 0, sizeof *pGraphExec);
+    }
+    return (cudaError_t)cubind_mock_status();
 }
 
 MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, cudaGraphInstantiateParams *instantiateParams)
